@@ -1,0 +1,5 @@
+module github.com/reliar/reliar
+
+go 1.26.0
+
+require github.com/google/uuid v1.6.0

@@ -1,0 +1,62 @@
+// Package storetest is the conformance suite every outbox.Store passes: each
+// rule of the store contract is a subtest run against fresh stores made by a
+// factory. A store implementation calls [Run] from its own tests.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Harness is one fresh, empty store and the test hooks the suite needs to
+// look inside it. Factories return a new Harness for every call, isolated
+// from every other (a schema, database or file of its own).
+type Harness struct {
+	// Store is the store under test.
+	Store outbox.Store
+	// Enqueue inserts msgs in one committed transaction through the store's
+	// own enqueue path.
+	Enqueue func(ctx context.Context, msgs ...reliar.Outgoing) error
+	// InsertRow inserts a raw row as it is, bypassing encoding, so the suite
+	// can plant poison (bad metadata JSON, an unknown metadata version,
+	// headers that are not a string map). Nil AvailableAt means now.
+	InsertRow func(ctx context.Context, row outbox.Row) error
+	// Inspect reads the bookkeeping columns of one row; it returns
+	// ErrNoRow when the row does not exist.
+	Inspect func(ctx context.Context, id reliar.MessageID) (RowState, error)
+	// Advance makes the store behave as if d had passed: every stored
+	// timestamp moves d into the past (available_at, created_at,
+	// last_claimed_at, locked_until, expires_at, published_at, dead_at).
+	Advance func(ctx context.Context, d time.Duration) error
+}
+
+// RowState is the bookkeeping of one stored row.
+type RowState struct {
+	Sequence      int64
+	Attempts      int
+	ClaimCount    int
+	LapsedClaims  int
+	LockedBy      *string
+	LockedUntil   *time.Time
+	LeaseToken    *uuid.UUID
+	LastClaimedAt *time.Time
+	AvailableAt   time.Time
+	ExpiresAt     *time.Time
+	PublishedAt   *time.Time
+	DeadAt        *time.Time
+	DeadReason    *string
+	LastError     *string
+}
+
+// Factory returns a fresh harness. It registers its own cleanup with t
+// (t.Cleanup) and fails t when the store cannot be made.
+type Factory func(t *testing.T) Harness
+
+// ErrNoRow is returned by Harness.Inspect for a row that does not exist.
+var ErrNoRow = errors.New("storetest: no such row")

@@ -1,0 +1,2 @@
+// Package amqp publishes outbox messages to RabbitMQ.
+package amqp

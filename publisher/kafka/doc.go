@@ -1,0 +1,2 @@
+// Package kafka publishes outbox messages to Kafka with franz-go.
+package kafka

@@ -1,0 +1,2 @@
+// Package nats publishes outbox messages to NATS JetStream.
+package nats

@@ -1,0 +1,2 @@
+// Package redis publishes outbox messages to Redis Streams.
+package redis

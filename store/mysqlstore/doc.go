@@ -1,0 +1,2 @@
+// Package mysqlstore is the MariaDB outbox store.
+package mysqlstore

@@ -1,0 +1,2 @@
+// Package pgstore is the PostgreSQL outbox store.
+package pgstore

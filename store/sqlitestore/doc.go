@@ -1,0 +1,2 @@
+// Package sqlitestore is the SQLite outbox store, Reliar's embedded default.
+package sqlitestore
