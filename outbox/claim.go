@@ -1,0 +1,134 @@
+package outbox
+
+import (
+	"context"
+	"time"
+)
+
+type acquireResult struct {
+	batch AcquiredBatch
+	err   error
+	want  int
+	probe bool
+}
+
+// subscribe listens to the store's wake-ups when it has them.
+func (l *loop) subscribe(ctx context.Context) {
+	n, ok := l.d.store.(Notifier)
+	if !ok || !l.d.wakeups || !l.d.store.Capabilities().Notify {
+		return
+	}
+	ch, err := n.Wakeups(ctx)
+	if err != nil {
+		l.log.Warn("store wake-ups unavailable; polling only", "error", err)
+		return
+	}
+	l.wake = ch
+}
+
+// claimSize is how many rows a claim would ask for now; 0 means no claim.
+// The claim rule: claim only when the free room is at least half a claim
+// (ceil(min(BatchSize, MaxInFlight)/2)), so a dispatcher never trickles
+// one-row claims; ask for min(BatchSize, free). With the breaker open, a
+// probe of one row is made when nothing else is held.
+func (l *loop) claimSize() int {
+	if l.draining || l.acquiring > 0 {
+		return 0
+	}
+	if l.breaker.open {
+		if len(l.rows) > 0 {
+			return 0
+		}
+		return 1
+	}
+	free := l.s.MaxInFlight - len(l.rows)
+	half := (min(l.s.BatchSize, l.s.MaxInFlight) + 1) / 2
+	if free < max(half, 1) {
+		return 0
+	}
+	return min(l.s.BatchSize, free)
+}
+
+func (l *loop) canClaim() bool { return l.claimSize() > 0 }
+
+func (l *loop) maybeClaim(now time.Time) {
+	want := l.claimSize()
+	if want == 0 || now.Before(l.nextClaim) {
+		return
+	}
+	probe := l.breaker.open
+	l.acquiring = want
+	l.woke = false
+	req := AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
+	l.goStore(func(ctx context.Context) {
+		ctx, span := l.d.tracer.StartClaim(ctx, l.worker, want)
+		b, err := l.d.store.Acquire(ctx, req)
+		span.End(err)
+		l.acquireCh <- acquireResult{batch: b, err: err, want: want, probe: probe}
+	})
+}
+
+func (l *loop) onAcquired(r acquireResult, now time.Time) {
+	l.acquiring = 0
+	if r.err != nil {
+		if isPermanent(r.err) {
+			l.fail(r.err, now)
+			return
+		}
+		l.log.Error("claim failed; backing off", "error", r.err, "backoff", l.s.IdlePollInterval)
+		l.nextClaim = now.Add(l.s.IdlePollInterval)
+		return
+	}
+	b := r.batch
+	l.d.updateHealth(func(h *Health) { h.LastClaim = now })
+	l.d.metrics.Claimed(len(b.Records))
+	for _, p := range b.Poisoned {
+		l.log.Warn("undecodable row moved to dead", "id", p.ID, "sequence", p.Sequence, "error", p.Error)
+	}
+	if n := len(b.Poisoned); n > 0 {
+		l.d.metrics.Dead(DeadUndecodable, n)
+	}
+	for _, id := range b.DeadMaxClaims {
+		l.log.Warn("row reclaimed too often after lapsed leases; moved to dead", "id", id, "reason", DeadMaxClaims)
+	}
+	if n := len(b.DeadMaxClaims); n > 0 {
+		l.d.metrics.Dead(DeadMaxClaims, n)
+	}
+	for i := range b.Records {
+		row := &trackedRow{rec: b.Records[i], probe: r.probe}
+		l.rows[row.rec.Lease()] = row
+		if row.rec.Reclaimed {
+			l.log.Info("reclaimed a row whose lease lapsed", "id", row.rec.Envelope.ID, "lapsed_claims", row.rec.LapsedClaims)
+		}
+		if l.draining {
+			l.release(row) // claimed while cancelling: never started
+			continue
+		}
+		row.state = rowQueued
+		l.queue = append(l.queue, row)
+	}
+	switch n := b.Len(); {
+	case r.probe || n == 0:
+		l.nextClaim = now.Add(l.s.IdlePollInterval)
+	case n >= r.want:
+		l.nextClaim = now // full: claim again at once
+	default:
+		l.nextClaim = now.Add(l.s.PollInterval)
+	}
+	if l.woke && !l.breaker.open {
+		l.nextClaim = now
+	}
+}
+
+// onWake ends the current wait: a claim follows at once, or right after the
+// claim in flight.
+func (l *loop) onWake(now time.Time) {
+	if l.breaker.open {
+		return // probes keep their own pace
+	}
+	if l.acquiring > 0 {
+		l.woke = true
+		return
+	}
+	l.nextClaim = now
+}

@@ -1,0 +1,62 @@
+// Package outbox is Reliar's dispatcher: it claims due rows from an outbox
+// table (a Store), publishes each through a reliar.Publisher and records the
+// outcome, with leases, retries, dead letters and a circuit breaker. It also
+// holds the store contract that every store implements (and that package
+// storetest checks), the Maintainer that keeps a table from growing without
+// bound, and the Metrics and Tracer hooks.
+//
+// # The guarantee
+//
+// Delivery is durable at-least-once, never exactly-once: a message whose
+// enqueue transaction committed is published at least once, however the
+// process, the database or the broker fail. Consumers deduplicate by message
+// id (the inbox package does it in their own transaction). Duplicates happen
+// in these four windows only:
+//
+//  1. A crash between a publish and the write that records it — or an
+//     outcome write that keeps failing for a whole Lease, after which the
+//     dispatcher abandons the row to its lease as if it had crashed. The next
+//     owner publishes the message again.
+//  2. A lease that lapses while a slow worker is still publishing: another
+//     worker reclaims and republishes the row, and the first worker's later
+//     outcome write is fenced off by the row's lease token.
+//  3. The drain timeout at shutdown: a publish still running at the drain's
+//     publish deadline is released, and one that succeeded but whose
+//     completion did not land before DrainTimeout is left to its lease.
+//  4. An ambiguous publish outcome: the broker accepted the message but its
+//     acknowledgement was lost or timed out, so the row is retried. A
+//     publisher that ignores its context can even land after the retry.
+//
+// Unordered dispatch guarantees no order of any kind. PerKey ordering
+// publishes the rows of one ordering key one at a time in sequence order;
+// a dead head row unblocks its key.
+//
+// # The loop
+//
+// One goroutine owns the dispatcher's state. It claims only when at least
+// half a claim fits under MaxInFlight, counting every row it holds (being
+// claimed, waiting, publishing, or waiting for its outcome to be written);
+// it claims again at once after a full claim, after PollInterval after a
+// short one and after IdlePollInterval after an empty one, and a store
+// wake-up ends any wait. Publishes run concurrently, at most MaxInFlight
+// rows at once, each bounded by PublishTimeout; a panic in a publisher is a
+// permanent failure of that row. Outcomes are written in batches, at once
+// when fresh and paced after a failure. Leases are renewed every Lease/2.
+// Every store call is bounded by StoreTimeout; a transient store error is
+// logged and retried, a permanent one ends Run after a best-effort drain.
+//
+// After BreakerThreshold consecutive transient failures on distinct rows
+// the circuit breaker opens: the dispatcher stops claiming, releases failed
+// rows without recording an attempt and probes with one row every
+// IdlePollInterval until a publish succeeds. A broker outage of any length
+// therefore dead-letters nothing.
+//
+// # Shutdown
+//
+// Cancelling Run's context stops claiming. Rows not yet started are
+// released at once; publishes already running may finish until
+// D − min(StoreTimeout, DrainTimeout/2), where D is the cancellation plus
+// DrainTimeout, and their outcomes are written as usual; rows still
+// publishing then are released. Run returns by D. A publisher or store that
+// ignores its context can leave its goroutine running past D.
+package outbox

@@ -1,0 +1,88 @@
+package outbox
+
+import (
+	"time"
+
+	"github.com/reliar/reliar"
+)
+
+// startDrain begins the shutdown: no more claims, rows not yet started
+// released at once, publishes already running given until the publish
+// deadline, outcomes written as usual until D = now + DrainTimeout.
+func (l *loop) startDrain(now time.Time) {
+	if l.draining {
+		return
+	}
+	l.draining = true
+	l.drainAt = now.Add(l.s.DrainTimeout)
+	l.pubDueAt = l.drainAt.Add(-min(l.s.StoreTimeout, l.s.DrainTimeout/2))
+	for _, row := range l.queue {
+		l.release(row)
+	}
+	l.queue = nil
+	l.log.Info("draining", "held", len(l.rows), "publishing", l.publishing, "deadline", l.s.DrainTimeout)
+}
+
+// cutOffPublishes releases the rows whose publish is still running at the
+// publish deadline; their late results are ignored.
+func (l *loop) cutOffPublishes() {
+	l.pubCutoff = true
+	l.cancelPub()
+	n := 0
+	for _, row := range l.rows {
+		if row.state == rowPublishing {
+			l.release(row)
+			n++
+		}
+	}
+	l.publishing = 0
+	if n > 0 {
+		l.log.Warn("publishes still running at the drain's publish deadline were cut off; releasing their rows", "rows", n)
+	}
+}
+
+// finished reports whether the drain is over: nothing held and no store
+// call in flight, or D reached.
+func (l *loop) finished(now time.Time) bool {
+	if !l.draining {
+		return false
+	}
+	if !now.Before(l.drainAt) {
+		return true
+	}
+	return len(l.rows) == 0 && l.acquiring == 0 && !l.writing && !l.releasing && !l.renewing && !l.statting
+}
+
+// finish waits, until D at most, for the goroutines the loop started, and
+// reports what was left behind.
+func (l *loop) finish() {
+	l.cancelPub()
+	unwrittenOK, other := 0, 0
+	for _, row := range l.rows {
+		if row.ok && (row.state == rowResolved || row.state == rowWriting) {
+			unwrittenOK++
+		} else {
+			other++
+		}
+	}
+	if unwrittenOK > 0 {
+		l.log.Warn("published rows whose completion did not land by the drain deadline are left to their lease (a duplicate may follow)", "rows", unwrittenOK)
+	}
+	if other > 0 {
+		l.log.Warn("rows still held at the drain deadline are left to their lease", "rows", other)
+	}
+	done := make(chan struct{})
+	go func() {
+		l.wg.Wait()
+		close(done)
+	}()
+	wait := time.NewTimer(max(time.Until(l.drainAt), 0))
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
+		l.log.Warn("a publisher or store call ignored its context and is still running after the drain deadline")
+	}
+}
+
+func isPermanent(err error) bool { return reliar.IsPermanent(err) }

@@ -1,0 +1,123 @@
+package outbox
+
+import (
+	"context"
+	"time"
+)
+
+type renewResult struct {
+	want     int
+	affected int64
+	err      error
+}
+
+type releaseResult struct {
+	leases   []Lease
+	affected int64
+	err      error
+	atDrain  bool
+}
+
+type statsResult struct {
+	stats Stats
+	err   error
+}
+
+// maybeRenew extends the leases of every row held, every Lease/2. The
+// renewal runs beside any outcome write, so it lands within StoreTimeout of
+// its tick even while a write hangs.
+func (l *loop) maybeRenew(now time.Time) {
+	if len(l.rows) == 0 {
+		l.nextRenew = now.Add(l.renewEvery)
+		return
+	}
+	if l.renewing || now.Before(l.nextRenew) || (l.draining && !now.Before(l.drainAt)) {
+		return
+	}
+	l.nextRenew = now.Add(l.renewEvery)
+	leases := make([]Lease, 0, len(l.rows))
+	for lease := range l.rows {
+		leases = append(leases, lease)
+	}
+	l.renewing = true
+	d := l.s.Lease
+	l.goStore(func(ctx context.Context) {
+		n, err := l.d.store.ExtendLease(ctx, leases, d)
+		l.renewCh <- renewResult{want: len(leases), affected: n, err: err}
+	})
+}
+
+func (l *loop) onRenewed(r renewResult) {
+	l.renewing = false
+	if r.err != nil {
+		l.log.Warn("lease renewal failed", "rows", r.want, "error", r.err)
+		return
+	}
+	if short := int64(r.want) - r.affected; short > 0 {
+		// Rows whose outcome landed meanwhile, or that another worker
+		// reclaimed after a lapse: their writes are fenced either way.
+		l.log.Debug("lease renewal extended fewer rows than held", "held", r.want, "extended", r.affected)
+		l.d.metrics.LeaseShortfall(int(short))
+	}
+}
+
+// release queues row for a Release call: its lease is cleared without
+// recording an attempt.
+func (l *loop) release(row *trackedRow) {
+	row.state = rowReleasing
+	l.toRelease = append(l.toRelease, row)
+}
+
+func (l *loop) maybeRelease() {
+	if l.releasing || len(l.toRelease) == 0 {
+		return
+	}
+	leases := make([]Lease, len(l.toRelease))
+	for i, row := range l.toRelease {
+		leases[i] = row.rec.Lease()
+	}
+	l.toRelease = nil
+	l.releasing = true
+	atDrain := l.draining
+	l.goStore(func(ctx context.Context) {
+		n, err := l.d.store.Release(ctx, leases)
+		l.releaseCh <- releaseResult{leases: leases, affected: n, err: err, atDrain: atDrain}
+	})
+}
+
+func (l *loop) onReleased(r releaseResult) {
+	l.releasing = false
+	for _, lease := range r.leases {
+		if row := l.rows[lease]; row != nil && row.state == rowReleasing {
+			delete(l.rows, lease)
+		}
+	}
+	if r.err != nil {
+		l.log.Warn("release failed; the leases will lapse on their own", "rows", len(r.leases), "error", r.err)
+		return
+	}
+	if r.atDrain {
+		l.d.metrics.ReleasedAtDrain(len(r.leases))
+	}
+}
+
+func (l *loop) maybeStats(now time.Time) {
+	if l.s.StatsInterval <= 0 || l.statting || l.draining || now.Before(l.nextStats) {
+		return
+	}
+	l.nextStats = now.Add(l.s.StatsInterval)
+	l.statting = true
+	l.goStore(func(ctx context.Context) {
+		s, err := l.d.store.Stats(ctx)
+		l.statsCh <- statsResult{stats: s, err: err}
+	})
+}
+
+func (l *loop) onStats(r statsResult) {
+	l.statting = false
+	if r.err != nil {
+		l.log.Warn("stats failed", "error", r.err)
+		return
+	}
+	l.d.metrics.Stats(r.stats)
+}

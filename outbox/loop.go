@@ -1,0 +1,252 @@
+package outbox
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/reliar/reliar"
+)
+
+// rowState is where a claimed row is in the dispatcher.
+type rowState int
+
+const (
+	rowQueued     rowState = iota // claimed, publish not started
+	rowPublishing                 // publish call running
+	rowResolved                   // outcome decided, waiting to be written
+	rowWriting                    // outcome write in flight
+	rowReleasing                  // release in flight
+)
+
+// trackedRow is one row the dispatcher holds. Only the loop goroutine reads
+// or writes it; publish goroutines get the envelope and the lease by value.
+type trackedRow struct {
+	rec        Record
+	state      rowState
+	ok         bool          // the publish succeeded
+	fail       FailedOutcome // the outcome to write when !ok
+	kind       reliar.FailureKind
+	resolvedAt time.Time
+	probe      bool // claimed by a circuit-breaker probe
+}
+
+// loop is the state of one Run. One goroutine (run) owns every field; store
+// calls and publishes run in goroutines of their own and report back on the
+// buffered channels, so the loop never blocks on I/O.
+type loop struct {
+	d      *Dispatcher
+	s      Settings
+	worker string
+	log    *slog.Logger
+
+	rows       map[Lease]*trackedRow // every row held: the outstanding set
+	queue      []*trackedRow         // rowQueued, in claim order
+	publishing int                   // rows in rowPublishing
+	resolved   []*trackedRow         // rowResolved, waiting for a write
+	toRelease  []*trackedRow         // rows to release, not yet sent
+
+	acquiring  int  // rows asked by the Acquire in flight; 0 when none
+	woke       bool // a wake-up arrived during the Acquire in flight
+	writing    bool
+	noWrites   bool // an outcome write failed permanently
+	renewing   bool
+	releasing  bool
+	statting   bool
+	nextClaim  time.Time
+	nextWrite  time.Time
+	nextRenew  time.Time
+	nextStats  time.Time
+	breaker    breaker
+	draining   bool
+	pubCutoff  bool
+	drainAt    time.Time // D: the end of the drain
+	pubDueAt   time.Time // publishes still running then are cut off
+	exitErr    error
+	storeCtx   context.Context // WithoutCancel(Run's ctx): store calls outlive cancellation
+	pubCtx     context.Context // cancelled at the publish cut-off
+	cancelPub  context.CancelFunc
+	wg         sync.WaitGroup
+	wake       <-chan struct{}
+	acquireCh  chan acquireResult
+	publishCh  chan publishResult
+	writeCh    chan writeResult
+	renewCh    chan renewResult
+	releaseCh  chan releaseResult
+	statsCh    chan statsResult
+	renewEvery time.Duration
+	writePace  time.Duration
+}
+
+func newLoop(d *Dispatcher, worker string) *loop {
+	s := d.settings
+	return &loop{
+		d:          d,
+		s:          s,
+		worker:     worker,
+		log:        d.log.With("worker", worker),
+		rows:       make(map[Lease]*trackedRow, s.MaxInFlight),
+		breaker:    breaker{threshold: s.BreakerThreshold},
+		acquireCh:  make(chan acquireResult, 1),
+		publishCh:  make(chan publishResult, s.MaxInFlight),
+		writeCh:    make(chan writeResult, 1),
+		renewCh:    make(chan renewResult, 1),
+		releaseCh:  make(chan releaseResult, 1),
+		statsCh:    make(chan statsResult, 1),
+		renewEvery: max(s.Lease/2, time.Millisecond),
+		writePace:  max(min(s.PollInterval, s.Lease/4), time.Millisecond),
+	}
+}
+
+func (l *loop) run(ctx context.Context) error {
+	l.storeCtx = context.WithoutCancel(ctx)
+	l.pubCtx, l.cancelPub = context.WithCancel(l.storeCtx)
+	defer l.cancelPub()
+	wakeCtx, stopWake := context.WithCancel(l.storeCtx)
+	defer stopWake()
+	l.subscribe(wakeCtx)
+
+	now := time.Now()
+	l.nextClaim = now
+	l.nextRenew = now.Add(l.renewEvery)
+	l.nextStats = now.Add(l.s.StatsInterval)
+	l.log.Info("dispatcher starting", "batch_size", l.s.BatchSize, "max_in_flight", l.s.MaxInFlight, "ordering", l.s.Ordering.String())
+
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	done := ctx.Done()
+	for {
+		now = time.Now()
+		l.act(now)
+		if l.finished(now) {
+			break
+		}
+		timer.Reset(l.nextDeadline(now).Sub(now))
+		select {
+		case <-done:
+			done = nil
+			l.startDrain(time.Now())
+		case r := <-l.acquireCh:
+			l.onAcquired(r, time.Now())
+		case r := <-l.publishCh:
+			l.onPublished(r, time.Now())
+		case r := <-l.writeCh:
+			l.onWritten(r, time.Now())
+		case r := <-l.renewCh:
+			l.onRenewed(r)
+		case r := <-l.releaseCh:
+			l.onReleased(r)
+		case r := <-l.statsCh:
+			l.onStats(r)
+		case _, ok := <-l.wake:
+			if !ok {
+				l.wake = nil
+				l.log.Warn("store wake-ups stopped; polling only")
+				continue
+			}
+			l.onWake(time.Now())
+		case <-timer.C:
+		}
+	}
+	stopWake()
+	l.finish()
+	l.log.Info("dispatcher stopped")
+	return l.exitErr
+}
+
+// act starts every piece of work that is due.
+func (l *loop) act(now time.Time) {
+	if l.draining && !l.pubCutoff && !now.Before(l.pubDueAt) {
+		l.cutOffPublishes()
+	}
+	l.maybeClaim(now)
+	l.startPublishes()
+	l.maybeWrite(now)
+	l.maybeRelease()
+	l.maybeRenew(now)
+	l.maybeStats(now)
+}
+
+// nextDeadline is the earliest moment at which act has something to do
+// that no channel will announce.
+func (l *loop) nextDeadline(now time.Time) time.Time {
+	var t time.Time
+	consider := func(x time.Time) {
+		if t.IsZero() || x.Before(t) {
+			t = x
+		}
+	}
+	if l.canClaim() {
+		consider(l.nextClaim)
+	}
+	if !l.writing && len(l.resolved) > 0 {
+		consider(l.nextWrite)
+	}
+	if !l.renewing && len(l.rows) > 0 {
+		consider(l.nextRenew)
+	}
+	if l.s.StatsInterval > 0 && !l.statting && !l.draining {
+		consider(l.nextStats)
+	}
+	if l.draining {
+		if !l.pubCutoff {
+			consider(l.pubDueAt)
+		}
+		consider(l.drainAt)
+	}
+	if t.IsZero() {
+		t = now.Add(l.s.IdlePollInterval)
+	}
+	return t
+}
+
+// fail records a permanent store error and starts the drain; the first
+// such error is the one Run returns.
+func (l *loop) fail(err error, now time.Time) {
+	if l.exitErr == nil {
+		l.exitErr = err
+		l.log.Error("permanent store error; draining and stopping", "error", err)
+	}
+	if !l.draining {
+		l.startDrain(now)
+	}
+}
+
+// callBudget bounds store calls: StoreTimeout each, and never past the
+// drain's end. It is a value, so goroutines can use it without sharing the
+// loop's state.
+type callBudget struct {
+	base    context.Context
+	timeout time.Duration
+	until   time.Time // zero when not draining
+}
+
+func (l *loop) budget() callBudget {
+	b := callBudget{base: l.storeCtx, timeout: l.s.StoreTimeout}
+	if l.draining {
+		b.until = l.drainAt
+	}
+	return b
+}
+
+// context returns the context for one store call started now.
+func (b callBudget) context() (context.Context, context.CancelFunc) {
+	timeout := b.timeout
+	if !b.until.IsZero() {
+		timeout = min(timeout, time.Until(b.until))
+	}
+	return context.WithTimeout(b.base, timeout)
+}
+
+// goStore runs f in a goroutine owned by the loop, with the context of one
+// store call.
+func (l *loop) goStore(f func(ctx context.Context)) {
+	ctx, cancel := l.budget().context()
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		defer cancel()
+		f(ctx)
+	}()
+}

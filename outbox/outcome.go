@@ -1,0 +1,128 @@
+package outbox
+
+import (
+	"time"
+)
+
+type writeResult struct {
+	completed, failed    []Lease
+	completeErr, failErr error
+	completedN, failedN  int64
+}
+
+// maybeWrite writes the resolved outcomes: at once when fresh, paced after a
+// failed write, and never more than one write at a time. Outcomes that
+// resolve while a write is in flight join the next one. A row whose outcome
+// could not be written for a whole Lease is abandoned to its lease.
+func (l *loop) maybeWrite(now time.Time) {
+	if l.writing || len(l.resolved) == 0 || now.Before(l.nextWrite) {
+		return
+	}
+	var completes []Lease
+	var fails []FailedOutcome
+	keep := l.resolved[:0]
+	abandoned := 0
+	for _, row := range l.resolved {
+		if l.noWrites || now.Sub(row.resolvedAt) >= l.s.Lease {
+			delete(l.rows, row.rec.Lease())
+			abandoned++
+			continue
+		}
+		keep = append(keep, row)
+		row.state = rowWriting
+		if row.ok {
+			completes = append(completes, row.rec.Lease())
+		} else {
+			fails = append(fails, row.fail)
+		}
+	}
+	for i := len(keep); i < len(l.resolved); i++ {
+		l.resolved[i] = nil
+	}
+	l.resolved = nil
+	if abandoned > 0 {
+		l.log.Warn("outcomes could not be written; rows left to their lease (a duplicate may follow)", "rows", abandoned)
+		l.d.metrics.Abandoned(abandoned)
+	}
+	if len(keep) == 0 {
+		return
+	}
+	l.writing = true
+	store := l.d.store
+	budget := l.budget()
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		var r writeResult
+		if len(completes) > 0 {
+			ctx, cancel := budget.context()
+			r.completedN, r.completeErr = store.Complete(ctx, completes)
+			cancel()
+			r.completed = completes
+		}
+		if len(fails) > 0 {
+			ctx, cancel := budget.context()
+			r.failedN, r.failErr = store.Fail(ctx, fails)
+			cancel()
+			r.failed = make([]Lease, len(fails))
+			for i, f := range fails {
+				r.failed[i] = f.Lease
+			}
+		}
+		l.writeCh <- r
+	}()
+}
+
+func (l *loop) onWritten(r writeResult, now time.Time) {
+	l.writing = false
+	failed := false
+	l.settle(r.completed, r.completeErr, r.completedN, now, &failed)
+	l.settle(r.failed, r.failErr, r.failedN, now, &failed)
+	if failed {
+		l.nextWrite = now.Add(l.writePace)
+	} else {
+		l.nextWrite = time.Time{}
+	}
+}
+
+// settle applies the result of one outcome write to its rows.
+func (l *loop) settle(leases []Lease, err error, affected int64, now time.Time, failed *bool) {
+	if len(leases) == 0 {
+		return
+	}
+	if err != nil {
+		*failed = true
+		l.d.metrics.OutcomeWriteFailed(1)
+		for _, lease := range leases {
+			if row := l.rows[lease]; row != nil && row.state == rowWriting {
+				row.state = rowResolved
+				l.resolved = append(l.resolved, row)
+			}
+		}
+		if isPermanent(err) {
+			l.noWrites = true
+			l.fail(err, now)
+			return
+		}
+		l.log.Warn("outcome write failed; will retry", "rows", len(leases), "retry_in", l.writePace, "error", err)
+		return
+	}
+	l.d.updateHealth(func(h *Health) { h.LastOutcomeWrite = now })
+	if affected < int64(len(leases)) {
+		l.log.Debug("outcome write fenced off for rows reclaimed meanwhile", "rows", int64(len(leases))-affected)
+	}
+	for _, lease := range leases {
+		row := l.rows[lease]
+		if row == nil || row.state != rowWriting {
+			continue
+		}
+		delete(l.rows, lease)
+		switch {
+		case row.ok:
+		case row.fail.DeadReason != "":
+			l.d.metrics.Dead(row.fail.DeadReason, 1)
+		default:
+			l.d.metrics.Retried(row.kind)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/reliar/reliar"
+)
+
+type publishResult struct {
+	leases []Lease
+	errs   []error // one per lease; nil is success
+	took   time.Duration
+}
+
+// PanicError is the failure recorded for a publish that panicked. It is
+// permanent: the row goes dead at once, with last_error "publisher panicked:
+// " followed by the first line of the panic value.
+type PanicError struct {
+	// Value is the first line of the panic value, at most 256 bytes.
+	Value string
+}
+
+func (e *PanicError) Error() string { return "publisher panicked: " + e.Value }
+
+// FailureKind makes a panic a permanent failure.
+func (e *PanicError) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
+
+func newPanicError(v any) *PanicError {
+	s := fmt.Sprint(v)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return &PanicError{Value: truncateUTF8(s, 256)}
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// startPublishes starts the queued rows. The concurrency slot is counted
+// before the goroutine starts, so a row is either started or still queued.
+// A BatchPublisher receives the queued rows as one call.
+func (l *loop) startPublishes() {
+	for len(l.queue) > 0 && l.publishing < l.s.MaxInFlight {
+		n := min(len(l.queue), l.s.MaxInFlight-l.publishing)
+		if l.d.batchPub == nil {
+			n = 1
+		}
+		batch := l.queue[:n:n]
+		l.queue = l.queue[n:]
+		leases := make([]Lease, n)
+		envs := make([]*reliar.SerializedEnvelope, n)
+		for i, row := range batch {
+			row.state = rowPublishing
+			leases[i] = row.rec.Lease()
+			env := row.rec.Envelope // a copy: the goroutine never shares the row
+			envs[i] = &env
+		}
+		l.publishing += n
+		l.wg.Add(1)
+		if l.d.batchPub == nil {
+			go l.publishOne(leases[0], envs[0])
+		} else {
+			go l.publishBatch(leases, envs)
+		}
+	}
+	if len(l.queue) == 0 {
+		l.queue = nil
+	}
+}
+
+func (l *loop) publishOne(lease Lease, env *reliar.SerializedEnvelope) {
+	defer l.wg.Done()
+	start := time.Now()
+	err := l.callPublish(env)
+	l.publishCh <- publishResult{leases: []Lease{lease}, errs: []error{err}, took: time.Since(start)}
+}
+
+func (l *loop) publishBatch(leases []Lease, envs []*reliar.SerializedEnvelope) {
+	defer l.wg.Done()
+	start := time.Now()
+	errs, panicked := l.callBatch(envs)
+	if panicked {
+		// Find the culprit: publish the rows one at a time.
+		errs = make([]error, len(envs))
+		for i, env := range envs {
+			errs[i] = l.callPublish(env)
+		}
+	}
+	l.publishCh <- publishResult{leases: leases, errs: errs, took: time.Since(start)}
+}
+
+// callPublish publishes one envelope within PublishTimeout, turning a panic
+// into a *PanicError.
+func (l *loop) callPublish(env *reliar.SerializedEnvelope) (err error) {
+	ctx, cancel := context.WithTimeout(l.pubCtx, l.s.PublishTimeout)
+	defer cancel()
+	ctx, span := l.d.tracer.StartPublish(ctx, env)
+	defer func() {
+		if v := recover(); v != nil {
+			err = newPanicError(v)
+			l.log.Debug("publisher panicked", "id", env.ID, "panic", err, "stack", string(debug.Stack()))
+		}
+		span.End(err)
+	}()
+	return l.d.pub.Publish(ctx, env)
+}
+
+// callBatch publishes envelopes in one PublishBatch call within
+// PublishTimeout. A result count that does not match is a transient failure
+// of every row.
+func (l *loop) callBatch(envs []*reliar.SerializedEnvelope) (errs []error, panicked bool) {
+	ctx, cancel := context.WithTimeout(l.pubCtx, l.s.PublishTimeout)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			l.log.Debug("batch publisher panicked; publishing the batch one at a time", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			errs, panicked = nil, true
+		}
+	}()
+	errs = l.d.batchPub.PublishBatch(ctx, envs)
+	if len(errs) != len(envs) {
+		err := fmt.Errorf("outbox: batch publisher returned %d results for %d messages", len(errs), len(envs))
+		errs = make([]error, len(envs))
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	return errs, false
+}
+
+// onPublished turns publish results into outcomes waiting to be written.
+// Results of rows no longer publishing (cut off at drain) are ignored.
+func (l *loop) onPublished(r publishResult, now time.Time) {
+	for i, lease := range r.leases {
+		row := l.rows[lease]
+		if row == nil || row.state != rowPublishing {
+			continue
+		}
+		l.publishing--
+		env := &row.rec.Envelope
+		err := r.errs[i]
+		if err == nil {
+			l.d.metrics.Published(env.MessageType, r.took)
+			if l.breaker.success() {
+				l.log.Info("circuit breaker closed: a publish succeeded")
+				l.d.metrics.BreakerOpen(false)
+				l.d.updateHealth(func(h *Health) { h.BreakerOpen = false })
+				l.nextClaim = now
+			}
+			l.resolve(row, true, now)
+			continue
+		}
+		kind := reliar.KindOf(err)
+		var pe *PanicError
+		isPanic := errors.As(err, &pe)
+		l.d.metrics.PublishFailed(env.MessageType, kind, r.took)
+		if (kind == reliar.FailureTransient || isPanic) && l.breaker.failure(env.ID) {
+			l.log.Warn("circuit breaker open: too many consecutive transient publish failures; probing", "threshold", l.s.BreakerThreshold, "probe_every", l.s.IdlePollInterval)
+			l.d.metrics.BreakerOpen(true)
+			l.d.updateHealth(func(h *Health) { h.BreakerOpen = true })
+			l.nextClaim = now.Add(l.s.IdlePollInterval)
+		}
+		if l.breaker.open && kind == reliar.FailureTransient {
+			// The broker is down, not the message: record nothing.
+			l.release(row)
+			continue
+		}
+		d := l.s.Retry.Decide(Failure{Err: err, Kind: kind, Attempts: row.rec.Attempts, MessageType: env.MessageType})
+		row.fail = FailedOutcome{Lease: lease, Error: SanitizeError(err.Error())}
+		row.kind = kind
+		if d.Dead() {
+			row.fail.DeadReason = d.Reason
+			l.log.Warn("publish failed; moving to dead", "id", env.ID, "type", env.MessageType, "reason", d.Reason, "attempt", env.Attempt, "error", err)
+		} else {
+			row.fail.RetryAfter = d.Delay
+			l.log.Info("publish failed; will retry", "id", env.ID, "type", env.MessageType, "kind", kind.String(), "attempt", env.Attempt, "delay", d.Delay, "error", err)
+		}
+		l.resolve(row, false, now)
+	}
+}
+
+func (l *loop) resolve(row *trackedRow, ok bool, now time.Time) {
+	row.state = rowResolved
+	row.ok = ok
+	row.resolvedAt = now
+	l.resolved = append(l.resolved, row)
+}

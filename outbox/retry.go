@@ -1,0 +1,124 @@
+package outbox
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/reliar/reliar"
+)
+
+// Failure describes one failed publish, for a RetryPolicy.
+type Failure struct {
+	// Err is the publisher's error.
+	Err error
+	// Kind is the error's class: reliar.KindOf(Err).
+	Kind reliar.FailureKind
+	// Attempts counts the outcomes recorded for the row before this one.
+	Attempts int
+	// MessageType is the row's message type.
+	MessageType string
+}
+
+// Decision is a RetryPolicy's verdict: retry after Delay, or dead with
+// Reason when Reason is not empty.
+type Decision struct {
+	Delay  time.Duration
+	Reason DeadReason
+}
+
+// Dead reports whether the decision moves the row to dead.
+func (d Decision) Dead() bool { return d.Reason != "" }
+
+// RetryAfter is the decision to try again after delay.
+func RetryAfter(delay time.Duration) Decision { return Decision{Delay: max(delay, 0)} }
+
+// DeadLetter is the decision to move the row to dead with reason.
+func DeadLetter(reason DeadReason) Decision { return Decision{Reason: reason} }
+
+// RetryPolicy decides what happens to a row after a failed publish.
+type RetryPolicy interface {
+	Decide(f Failure) Decision
+}
+
+// RetryPolicyFunc adapts a function to RetryPolicy.
+type RetryPolicyFunc func(f Failure) Decision
+
+// Decide calls p(f).
+func (p RetryPolicyFunc) Decide(f Failure) Decision { return p(f) }
+
+// ExponentialBackoff retries transient failures after Base × Multiplier^attempts
+// (capped at Max, ± Jitter), and moves a row to dead at once on a permanent
+// failure or once it reaches MaxAttempts outcomes.
+type ExponentialBackoff struct {
+	// Base is the first delay. Must be positive.
+	Base time.Duration
+	// Max caps every delay.
+	Max time.Duration
+	// Multiplier grows the delay per attempt; values below 1 are taken as 1.
+	Multiplier float64
+	// Jitter spreads each delay by up to ± that fraction; within [0, 1].
+	Jitter float64
+	// MaxAttempts is the number of attempts after which a row goes dead
+	// (reason max_attempts). Must be positive.
+	MaxAttempts int
+}
+
+// DefaultBackoff returns the default retry policy: Base 1s, Max 5m,
+// Multiplier 2, Jitter 0.2, MaxAttempts 10.
+func DefaultBackoff() ExponentialBackoff {
+	return ExponentialBackoff{Base: time.Second, Max: 5 * time.Minute, Multiplier: 2, Jitter: 0.2, MaxAttempts: 10}
+}
+
+func (b ExponentialBackoff) validate() error {
+	bad := func(field, reason string) error { return &ConfigError{Field: "Retry." + field, Reason: reason} }
+	switch {
+	case b.Base <= 0:
+		return bad("Base", "must be positive")
+	case b.Max < b.Base:
+		return bad("Max", fmt.Sprintf("(%v) must not be below Base (%v)", b.Max, b.Base))
+	case math.IsNaN(b.Jitter) || b.Jitter < 0 || b.Jitter > 1:
+		return bad("Jitter", fmt.Sprintf("(%v) must be within [0, 1]", b.Jitter))
+	case math.IsNaN(b.Multiplier) || math.IsInf(b.Multiplier, 0):
+		return bad("Multiplier", "must be a finite number")
+	case b.MaxAttempts <= 0:
+		return bad("MaxAttempts", "must be positive")
+	}
+	return nil
+}
+
+// Decide implements RetryPolicy.
+func (b ExponentialBackoff) Decide(f Failure) Decision {
+	if f.Kind == reliar.FailurePermanent {
+		return DeadLetter(DeadPermanent)
+	}
+	if f.Attempts+1 >= b.MaxAttempts {
+		return DeadLetter(DeadMaxAttempts)
+	}
+	return RetryAfter(b.Delay(f.Attempts, rand.Float64()))
+}
+
+// Delay is the delay after attempts recorded outcomes, with r in [0, 1)
+// choosing the jitter (0.5 means none). It is computed in floating point and
+// clamped before conversion, so no attempt count overflows: the result is
+// never negative and never above Max.
+func (b ExponentialBackoff) Delay(attempts int, r float64) time.Duration {
+	mult := b.Multiplier
+	if mult < 1 || math.IsNaN(mult) {
+		mult = 1
+	}
+	maxD := float64(b.Max)
+	d := float64(b.Base) * math.Pow(mult, float64(max(attempts, 0)))
+	if math.IsNaN(d) || d > maxD {
+		d = maxD
+	}
+	d *= 1 + b.Jitter*(2*r-1)
+	switch {
+	case math.IsNaN(d) || d < 0:
+		d = 0
+	case d > maxD:
+		d = maxD
+	}
+	return time.Duration(d)
+}
