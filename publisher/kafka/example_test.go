@@ -1,0 +1,30 @@
+package kafka_test
+
+import (
+	"context"
+	"log"
+
+	"github.com/reliar/reliar/publisher/kafka"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// A publisher that sends orders to their own topic and everything else to
+// a shared one. The client belongs to the host, which closes it after the
+// dispatcher stopped.
+func ExampleNew() {
+	client, err := kafka.NewClient([]string{"localhost:9092"}, kgo.ClientID("orders-service"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+
+	pub, err := kafka.New(client,
+		kafka.Topics(map[string]string{"orders.placed": "orders"}),
+		kafka.DefaultTopic("events"),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = pub // pass pub to outbox.New with a store
+	_ = context.Background()
+}

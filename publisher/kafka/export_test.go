@@ -1,0 +1,4 @@
+package kafka
+
+// Classify exposes classify to the tests.
+var Classify = classify

@@ -1,0 +1,197 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/reliar/reliar"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ErrInvalidClient is wrapped by the error [New] and [NewClient] return for
+// a client that cannot publish durably.
+var ErrInvalidClient = errors.New("kafka: client not configured for durable publishing")
+
+// Publisher publishes outbox messages as Kafka records. It is safe for
+// concurrent use. It does not own its client: the host closes the client
+// after the dispatcher stopped.
+type Publisher struct {
+	client *kgo.Client
+	cfg    config
+}
+
+var _ reliar.BatchPublisher = (*Publisher)(nil)
+
+// New returns a publisher that produces through client. The client must
+// require acks from all in-sync replicas, keep the idempotent producer, and
+// be neither transactional nor forced to one topic; see [NewClient].
+func New(client *kgo.Client, opts ...Option) (*Publisher, error) {
+	if client == nil {
+		return nil, fmt.Errorf("%w: client is nil", ErrInvalidClient)
+	}
+	if err := checkClient(client); err != nil {
+		return nil, err
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Publisher{client: client, cfg: cfg}, nil
+}
+
+// NewClient builds a producing client for brokers with acks=all, the
+// idempotent producer and no linger, then opts (SASL, TLS, client id, …).
+// It fails when opts undo acks=all or idempotence, make the client
+// transactional, or force a produce topic.
+//
+// No linger, because every Publish waits for its record: franz-go's default
+// 10ms linger would add 10ms to each one, while concurrent publishes are
+// still batched into one request when they queue behind another. Pass
+// kgo.ProducerLinger to choose otherwise.
+func NewClient(brokers []string, opts ...kgo.Opt) (*kgo.Client, error) {
+	if len(brokers) == 0 {
+		return nil, fmt.Errorf("%w: no brokers", ErrInvalidClient)
+	}
+	all := append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0)}, opts...)
+	client, err := kgo.NewClient(all...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: new client: %w", err)
+	}
+	if err := checkClient(client); err != nil {
+		client.Close()
+		return nil, err
+	}
+	return client, nil
+}
+
+// checkClient refuses a client whose configuration breaks durability or
+// the topic mapping.
+func checkClient(client *kgo.Client) error {
+	if acks, _ := client.OptValue(kgo.RequiredAcks).(kgo.Acks); acks != kgo.AllISRAcks() {
+		return fmt.Errorf("%w: RequiredAcks must be kgo.AllISRAcks()", ErrInvalidClient)
+	}
+	if off, _ := client.OptValue(kgo.DisableIdempotentWrite).(bool); off {
+		return fmt.Errorf("%w: the idempotent producer is disabled", ErrInvalidClient)
+	}
+	if vs := client.OptValues(kgo.TransactionalID); len(vs) == 2 && vs[1] == true {
+		return fmt.Errorf("%w: the client is transactional", ErrInvalidClient)
+	}
+	if always, _ := client.OptValue(kgo.DefaultProduceTopicAlways).(bool); always {
+		return fmt.Errorf("%w: DefaultProduceTopicAlways overrides the topic mapping", ErrInvalidClient)
+	}
+	return nil
+}
+
+// Publish produces env as one record and waits for the broker's
+// acknowledgement or the end of ctx, whichever comes first.
+func (p *Publisher) Publish(ctx context.Context, env *reliar.SerializedEnvelope) error {
+	rec, err := p.record(env)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("kafka: publish %s: %w", env.ID, err)
+	}
+	done := make(chan error, 1)
+	p.client.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
+	select {
+	case err := <-done:
+		return produceError(env, rec.Topic, err)
+	case <-ctx.Done():
+		select {
+		case err := <-done:
+			return produceError(env, rec.Topic, err)
+		default:
+			return fmt.Errorf("kafka: publish %s to %q: outcome unknown: %w", env.ID, rec.Topic, ctx.Err())
+		}
+	}
+}
+
+// produced is the outcome of one record of a batch.
+type produced struct {
+	index int
+	err   error
+}
+
+// PublishBatch produces every envelope as a record, then waits for all the
+// acknowledgements. It returns one result per envelope, in order; an
+// envelope still unacknowledged when ctx ends gets ctx's error.
+func (p *Publisher) PublishBatch(ctx context.Context, envs []*reliar.SerializedEnvelope) []error {
+	results := make([]error, len(envs))
+	topics := make([]string, len(envs))
+	waiting := make([]bool, len(envs))
+	done := make(chan produced, len(envs))
+	pending := 0
+	for i, env := range envs {
+		rec, err := p.record(env)
+		if err != nil {
+			results[i] = err
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			results[i] = fmt.Errorf("kafka: publish %s: %w", env.ID, err)
+			continue
+		}
+		topics[i] = rec.Topic
+		waiting[i] = true
+		pending++
+		p.client.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- produced{i, err} })
+	}
+	settle := func(r produced) {
+		waiting[r.index] = false
+		pending--
+		results[r.index] = produceError(envs[r.index], topics[r.index], r.err)
+	}
+	for pending > 0 {
+		select {
+		case r := <-done:
+			settle(r)
+		case <-ctx.Done():
+			// Keep the outcomes that already arrived; the rest are unknown.
+			for len(done) > 0 {
+				settle(<-done)
+			}
+			for i, w := range waiting {
+				if w {
+					results[i] = fmt.Errorf("kafka: publish %s to %q: outcome unknown: %w", envs[i].ID, topics[i], ctx.Err())
+				}
+			}
+			return results
+		}
+	}
+	return results
+}
+
+// record maps env to a Kafka record.
+func (p *Publisher) record(env *reliar.SerializedEnvelope) (*kgo.Record, error) {
+	if env == nil {
+		return nil, reliar.Permanent(errors.New("kafka: nil envelope"))
+	}
+	topic, err := p.cfg.topicFor(env)
+	if err != nil {
+		return nil, err
+	}
+	h := reliar.CloudEventHeaders(env)
+	headers := make([]kgo.RecordHeader, 0, len(h))
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		headers = append(headers, kgo.RecordHeader{Key: k, Value: []byte(h[k])})
+	}
+	return &kgo.Record{
+		Topic:   topic,
+		Key:     []byte(env.PartitionKey()),
+		Value:   env.Payload,
+		Headers: headers,
+	}, nil
+}
+
+// produceError wraps a produce error with the message id and topic, and
+// classifies it.
+func produceError(env *reliar.SerializedEnvelope, topic string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return classify(fmt.Errorf("kafka: publish %s to %q: %w", env.ID, topic, err))
+}
