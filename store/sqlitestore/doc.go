@@ -1,2 +1,45 @@
 // Package sqlitestore is the SQLite outbox store, Reliar's embedded default.
+//
+// # Opening the database
+//
+// [Open] returns a *sql.DB on the modernc.org/sqlite driver set up the way the
+// store needs: WAL journaling, a busy timeout, foreign keys, and
+// _txlock=immediate so that every read-write transaction, the application's
+// enqueue transaction included, starts with BEGIN IMMEDIATE. An application
+// that opens its own handle gets the same with
+//
+//	db, err := sql.Open("sqlite", sqlitestore.DSN("app.db"))
+//
+// Deferred transactions (SQLite's default) still work, but a deferred
+// transaction that reads before it writes can fail with SQLITE_BUSY when
+// another connection commits in between, instead of waiting for the lock.
+// The store's own transactions always begin with BEGIN IMMEDIATE, whatever
+// the handle's settings.
+//
+// Several dispatchers in one process, and several processes on one file, are
+// safe: SQLite lets one writer in at a time, and every claim runs in one
+// immediate transaction, so each due row is claimed once. A database in
+// memory (":memory:") is one database per connection and is not supported;
+// use a file.
+//
+// # Schema
+//
+// [Migrate] creates the outbox table and its indexes and records the applied
+// version in the reliar_migrations table; [Migrations] exposes the same SQL
+// for teams that run their own migration tool. [New] refuses a database whose
+// schema is older than this release with a *[NotMigratedError].
+//
+// Times are stored as INTEGER microseconds since the Unix epoch (UTC), which
+// sort and compare as numbers; ids, conversation, causation and request ids
+// and lease tokens as canonical lower-case UUID text. SQLite has no server
+// clock shared by its clients, so the store reads the time from a clock in Go
+// (time.Now unless [WithClock] says otherwise) and writes it into every
+// statement. A plain INSERT by another program gets created_at and
+// available_at from SQLite's own clock, which on one machine is the same.
+//
+// # Enqueue
+//
+// [Store.Enqueue] takes only a *sql.Tx, never a *sql.DB or a *sql.Conn: a
+// message must commit or roll back together with the business change that
+// caused it.
 package sqlitestore

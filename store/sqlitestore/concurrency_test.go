@@ -1,0 +1,170 @@
+package sqlitestore_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/store/sqlitestore"
+)
+
+// drain claims and completes rows with s until a claim comes back empty,
+// and returns the ids it claimed.
+func drain(ctx context.Context, s *sqlitestore.Store, worker string) ([]string, error) {
+	var ids []string
+	for {
+		b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: worker, BatchSize: 7, Lease: time.Minute})
+		if err != nil {
+			return ids, err
+		}
+		if b.Len() == 0 {
+			return ids, nil
+		}
+		leases := make([]outbox.Lease, len(b.Records))
+		for i, r := range b.Records {
+			ids = append(ids, r.Envelope.ID.String())
+			leases[i] = r.Lease()
+		}
+		n, err := s.Complete(ctx, leases)
+		if err != nil {
+			return ids, err
+		}
+		if n != int64(len(leases)) {
+			return ids, fmt.Errorf("completed %d of %d fresh leases", n, len(leases))
+		}
+	}
+}
+
+// checkEachOnce checks that the claimed ids are the enqueued ones, each
+// claimed exactly once.
+func checkEachOnce(t *testing.T, claimed []string, want int) {
+	t.Helper()
+	slices.Sort(claimed)
+	if len(claimed) != want {
+		t.Fatalf("%d claims, want %d", len(claimed), want)
+	}
+	for i := 1; i < len(claimed); i++ {
+		if claimed[i] == claimed[i-1] {
+			t.Fatalf("row %s claimed twice", claimed[i])
+		}
+	}
+}
+
+// Two handles on one file, two dispatchers each: every row is claimed once.
+func TestConcurrentClaimsOnOneFile(t *testing.T) {
+	ctx := t.Context()
+	db, path := newDB(t)
+	const rows = 200
+	first, err := sqlitestore.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := enqueue(ctx, first, newMsgs(rows)...); err != nil {
+		t.Fatal(err)
+	}
+	second, err := sqlitestore.New(ctx, openDB(t, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu      sync.Mutex
+		claimed []string
+		wg      sync.WaitGroup
+	)
+	errs := make(chan error, 4)
+	for i, s := range []*sqlitestore.Store{first, second, first, second} {
+		wg.Go(func() {
+			ids, err := drain(ctx, s, fmt.Sprintf("worker-%d", i))
+			mu.Lock()
+			claimed = append(claimed, ids...)
+			mu.Unlock()
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkEachOnce(t, claimed, rows)
+}
+
+// helperEnv names the database file a helper process drains.
+const helperEnv = "SQLITESTORE_HELPER_DB"
+
+// TestHelperProcess is not a test: run by TestProcessesOnOneFile as a child
+// process, it drains the database named in its environment and prints the
+// ids it claimed, one per line.
+func TestHelperProcess(t *testing.T) {
+	path := os.Getenv(helperEnv)
+	if path == "" {
+		return
+	}
+	db, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := sqlitestore.New(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := drain(t.Context(), s, fmt.Sprintf("process-%d", os.Getpid()))
+	for _, id := range ids {
+		fmt.Println("claimed", id)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Several processes on one file: every row is claimed once.
+func TestProcessesOnOneFile(t *testing.T) {
+	ctx := t.Context()
+	db, path := newDB(t)
+	s, err := sqlitestore.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows = 600
+	if err := enqueue(ctx, s, newMsgs(rows)...); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for range 2 {
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), helperEnv+"="+path)
+		out := &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	var claimed []string
+	for i, cmd := range cmds {
+		before := len(claimed)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("helper process: %v\n%s", err, outs[i])
+		}
+		sc := bufio.NewScanner(strings.NewReader(outs[i].String()))
+		for sc.Scan() {
+			if id, ok := strings.CutPrefix(sc.Text(), "claimed "); ok {
+				claimed = append(claimed, id)
+			}
+		}
+		t.Logf("process %d claimed %d rows", i, len(claimed)-before)
+	}
+	checkEachOnce(t, claimed, rows)
+}

@@ -1,0 +1,116 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// listDead reads one page of dead rows in sequence order through
+// ix_outbox_dead. Empty filters (?1 type, ?2 tenant, ?3 dead-before, NULL
+// when zero) match everything; ?4 is the cursor, ?5 the limit.
+const listDead = `SELECT ` + rowColumns + `, dead_reason, dead_at, last_error
+	FROM outbox
+	WHERE dead_at IS NOT NULL
+	  AND (?1 = '' OR message_type = ?1)
+	  AND (?2 = '' OR tenant_id = ?2)
+	  AND (?3 IS NULL OR dead_at < ?3)
+	  AND sequence > ?4
+	ORDER BY sequence
+	LIMIT ?5`
+
+// retryDead makes dead rows due again. It resets attempts and lapsed claims,
+// keeps last_error, and drops an expires_at already past.
+const retryDead = `UPDATE outbox SET
+	    dead_at = NULL, dead_reason = NULL,
+	    locked_by = NULL, locked_until = NULL, lease_token = NULL,
+	    available_at = ?1,
+	    attempts = 0,
+	    lapsed_claims = 0,
+	    expires_at = CASE WHEN expires_at <= ?1 THEN NULL ELSE expires_at END,
+	    updated_at = ?1
+	WHERE id IN (SELECT value FROM json_each(?2)) AND dead_at IS NOT NULL`
+
+// purgeDeadRows deletes dead rows by id.
+const purgeDeadRows = `DELETE FROM outbox
+	WHERE id IN (SELECT value FROM json_each(?1)) AND dead_at IS NOT NULL`
+
+// ListDead returns one page of dead rows ordered by sequence. Rows that
+// cannot be decoded come back in Poisoned. NextAfterSequence, the largest
+// sequence scanned, is set only when the page was full.
+func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLetterPage, error) {
+	limit := q.EffectiveLimit()
+	var before any
+	if !q.DeadBefore.IsZero() {
+		before = toMicros(q.DeadBefore)
+	}
+	rows, err := s.db.QueryContext(ctx, listDead, q.MessageType, q.TenantID, before, q.AfterSequence, limit)
+	if err != nil {
+		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+	}
+	defer rows.Close()
+	var page outbox.DeadLetterPage
+	scanned := 0
+	var last int64
+	for rows.Next() {
+		var reason string
+		var deadAt int64
+		var lastError sql.NullString
+		raw, err := scanRaw(rows, &reason, &deadAt, &lastError)
+		if err != nil {
+			return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+		}
+		scanned++
+		last = raw.sequence
+		env, err := raw.decode()
+		if err != nil {
+			page.Poisoned = append(page.Poisoned, outbox.PoisonedRecord{
+				ID: raw.messageID(), Sequence: raw.sequence, Error: err.Error(),
+			})
+			continue
+		}
+		page.Records = append(page.Records, outbox.DeadRecord{
+			Envelope:   env,
+			DeadReason: outbox.DeadReason(reason),
+			DeadAt:     fromMicros(deadAt),
+			Attempts:   int(raw.attempts),
+			LastError:  lastError.String,
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+	}
+	if scanned == limit {
+		page.NextAfterSequence = &last
+	}
+	return page, nil
+}
+
+// RetryDead makes dead rows due now: dead_at, dead_reason and the lease
+// cleared, attempts and lapsed claims reset, last_error kept, an expires_at
+// already past cleared. Ids of rows that are not dead are ignored.
+func (s *Store) RetryDead(ctx context.Context, ids []reliar.MessageID) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	return s.exec(ctx, "retry dead", retryDead, s.clock(), idArg(ids))
+}
+
+// PurgeDead deletes dead rows. Ids of rows that are not dead are ignored.
+func (s *Store) PurgeDead(ctx context.Context, ids []reliar.MessageID) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	return s.exec(ctx, "purge dead", purgeDeadRows, idArg(ids))
+}
+
+// idArg encodes ids as a JSON array of UUID strings.
+func idArg(ids []reliar.MessageID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = id.String()
+	}
+	return jsonArg(s)
+}

@@ -1,0 +1,164 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/reliar/reliar"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// versionTable records the applied migrations, one row per version.
+const versionTable = "reliar_migrations"
+
+// Migrations returns the store's versioned SQL migrations, named
+// NNNN_name.up.sql and NNNN_name.down.sql, for teams that apply them with their
+// own tool (goose, golang-migrate, Atlas). Such a tool must also record the
+// version in the reliar_migrations table, or [New] reports the schema as
+// not migrated; [Migrate] does both.
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		// The directory is embedded at build time; fs.Sub fails only on
+		// an invalid name.
+		panic(err)
+	}
+	return sub
+}
+
+// migration is one versioned SQL file.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations reads the embedded migrations in version order.
+func loadMigrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".down.sql") {
+			continue
+		}
+		prefix, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(prefix)
+		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".up.sql") {
+			return nil, fmt.Errorf("sqlitestore: migration %q is not named NNNN_name.up.sql", e.Name())
+		}
+		body, err := fs.ReadFile(migrationFiles, "migrations/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// SchemaVersion is the schema version this release needs: the number of its
+// latest migration. New refuses a database below it.
+const SchemaVersion = 1
+
+// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError.
+var ErrNotMigrated = errors.New("sqlitestore: schema not migrated")
+
+// NotMigratedError reports a database whose schema is older than this
+// release needs. Run [Migrate] (or `reliar migrate`).
+type NotMigratedError struct {
+	// Have is the database's schema version; 0 when it has none.
+	Have int
+	// Want is the version this release needs.
+	Want int
+}
+
+func (e *NotMigratedError) Error() string {
+	return fmt.Sprintf("sqlitestore: schema version %d, want %d: run the migrations", e.Have, e.Want)
+}
+
+// Is matches ErrNotMigrated.
+func (e *NotMigratedError) Is(target error) bool { return target == ErrNotMigrated }
+
+// FailureKind is permanent: the schema does not migrate itself.
+func (e *NotMigratedError) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
+
+// Migrate brings the database's schema up to date. It is idempotent, and safe
+// to run from several processes at once: it runs in one BEGIN IMMEDIATE
+// transaction, so one process migrates while the others wait and then find
+// nothing left to do.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return err
+	}
+	return immediate(ctx, db, "migrate", func(q querier) error {
+		if _, err := q.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+versionTable+` (
+			version    INTEGER PRIMARY KEY,
+			name       TEXT    NOT NULL,
+			applied_at INTEGER NOT NULL
+		) STRICT`); err != nil {
+			return wrapErr("migrate", err)
+		}
+		have, err := appliedVersion(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if m.version <= have {
+				continue
+			}
+			if _, err := q.ExecContext(ctx, m.sql); err != nil {
+				return wrapErr("migrate", fmt.Errorf("apply %s: %w", m.name, err))
+			}
+			if _, err := q.ExecContext(ctx,
+				`INSERT INTO `+versionTable+` (version, name, applied_at) VALUES (?, ?, CAST(unixepoch('subsec') * 1000000 AS INTEGER))`,
+				m.version, m.name); err != nil {
+				return wrapErr("migrate", err)
+			}
+		}
+		return nil
+	})
+}
+
+// appliedVersion returns the latest applied migration, 0 when the version
+// table is missing or empty.
+func appliedVersion(ctx context.Context, q querier) (int, error) {
+	var exists int
+	err := q.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, versionTable).Scan(&exists)
+	if err != nil {
+		return 0, wrapErr("schema version", err)
+	}
+	if exists == 0 {
+		return 0, nil
+	}
+	var v int
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM `+versionTable).Scan(&v); err != nil {
+		return 0, wrapErr("schema version", err)
+	}
+	return v, nil
+}
+
+// checkSchema returns a *NotMigratedError when the database is behind.
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	have, err := appliedVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	if have < SchemaVersion {
+		return &NotMigratedError{Have: have, Want: SchemaVersion}
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"fmt"
+	"net/url"
+
+	// The modernc.org/sqlite driver registers itself as "sqlite".
+	_ "modernc.org/sqlite"
+)
+
+// DriverName is the database/sql driver name that [Open] uses: the
+// modernc.org/sqlite driver, pure Go, registered by importing this package.
+const DriverName = "sqlite"
+
+// BusyTimeout is how long, in milliseconds, a connection opened with [DSN]
+// waits for another connection's write lock before failing with SQLITE_BUSY.
+const BusyTimeout = 10000
+
+// DSN returns the data source name of the database file at path with the
+// settings the store relies on: WAL journaling, synchronous=NORMAL (durable
+// across application crashes; the last commits may be lost on power loss),
+// a busy timeout of [BusyTimeout] milliseconds, foreign keys on, and
+// _txlock=immediate so every read-write transaction begins with BEGIN
+// IMMEDIATE. Use it with sql.Open([DriverName], DSN(path)) to open a handle of
+// your own.
+func DSN(path string) string {
+	q := url.Values{}
+	// Order matters: the busy timeout must be in force before the switch to
+	// WAL, which takes a lock.
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}
+	if len(path) > 0 && path[0] != '/' {
+		// A relative path: "file:name.db", not "file:///name.db".
+		u.Opaque = url.PathEscape(path)
+	}
+	return u.String()
+}
+
+// Open opens the SQLite database file at path (creating it when missing)
+// with the settings of [DSN], and checks that it can be used. The caller owns
+// the returned handle and closes it.
+func Open(path string) (*sql.DB, error) {
+	if path == "" || path == ":memory:" {
+		return nil, fmt.Errorf("sqlitestore: open %q: a database file path is required", path)
+	}
+	db, err := sql.Open(DriverName, DSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	}
+	// Connections are opened lazily; open one now so that a bad path or a
+	// file that is not a database fails here, not at the first claim.
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	}
+	return db, nil
+}

@@ -1,0 +1,128 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Store is the SQLite outbox store. It implements outbox.Store (and so
+// outbox.DeadLetters) over a *sql.DB the caller owns. It is safe for
+// concurrent use.
+type Store struct {
+	db         *sql.DB
+	now        func() time.Time
+	serializer reliar.Serializer
+	maxPayload int
+	log        *slog.Logger
+}
+
+var _ outbox.Store = (*Store)(nil)
+
+// Option configures a Store.
+type Option func(*Store) error
+
+// WithClock sets the clock the store reads every time from. Defaults to
+// time.Now. The clock must be shared by every store on the same file.
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) error {
+		if now == nil {
+			return fmt.Errorf("%w: nil clock", ErrInvalidOption)
+		}
+		s.now = now
+		return nil
+	}
+}
+
+// WithSerializer sets the serializer Enqueue encodes bodies with. Defaults
+// to reliar.JSON.
+func WithSerializer(ser reliar.Serializer) Option {
+	return func(s *Store) error {
+		if ser == nil {
+			return fmt.Errorf("%w: nil serializer", ErrInvalidOption)
+		}
+		s.serializer = ser
+		return nil
+	}
+}
+
+// WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
+// outbox.DefaultMaxPayloadBytes (1 MiB).
+func WithMaxPayloadBytes(n int) Option {
+	return func(s *Store) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: max payload bytes %d is not positive", ErrInvalidOption, n)
+		}
+		s.maxPayload = n
+		return nil
+	}
+}
+
+// WithLogger sets the logger for debug messages, such as outcome writes that
+// matched fewer rows than asked (their leases were lost). Defaults to
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Store) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidOption)
+		}
+		s.log = l
+		return nil
+	}
+}
+
+// New returns a store over db after checking that the schema is migrated: a
+// database behind this release fails with a *NotMigratedError.
+func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
+	if db == nil {
+		return nil, fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
+	}
+	s := &Store{
+		db:         db,
+		now:        time.Now,
+		serializer: reliar.JSON,
+		maxPayload: outbox.DefaultMaxPayloadBytes,
+		log:        slog.Default(),
+	}
+	for _, opt := range opts {
+		if err := opt(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSchema(ctx, db); err != nil {
+		var nm *NotMigratedError
+		if errors.As(err, &nm) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("sqlitestore: new: %w", err)
+	}
+	return s, nil
+}
+
+// Capabilities reports per-key ordering; the store has no wake-up
+// notifications and no maintenance lock (SQLite serialises writers, and a
+// purge pass is bounded and safe to run from several processes).
+func (s *Store) Capabilities() outbox.Capabilities {
+	return outbox.Capabilities{PerKeyOrdering: true}
+}
+
+// DB returns the handle the store works on.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// clock returns the store's current time in microseconds.
+func (s *Store) clock() int64 { return s.now().UnixMicro() }
+
+// logShortfall notes, at debug, an outcome write that matched fewer rows
+// than asked: their leases were lost to a reclaim. It is never an error.
+func (s *Store) logShortfall(ctx context.Context, op string, asked int, affected int64) {
+	if affected < int64(asked) {
+		s.log.DebugContext(ctx, "sqlitestore: fewer rows affected than asked; their leases were lost",
+			slog.String("op", op), slog.Int("asked", asked), slog.Int64("affected", affected))
+	}
+}

@@ -1,0 +1,63 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"time"
+)
+
+// querier is what statements run on: a *sql.DB, *sql.Conn or *sql.Tx.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// rollbackTimeout bounds the ROLLBACK after a failed transaction, which runs
+// even when the operation's context is done.
+const rollbackTimeout = 5 * time.Second
+
+// immediate runs fn in a BEGIN IMMEDIATE transaction on one connection of
+// db, whatever the handle's _txlock setting: the write lock is taken (waiting
+// up to the busy timeout) before the first read, so a transaction that reads
+// and then writes never fails for a commit that happened in between. fn's
+// error is returned as it is; the transaction commits only when fn returns
+// nil.
+func immediate(ctx context.Context, db *sql.DB, op string, fn func(q querier) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return wrapErr(op, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		// The BEGIN may have been interrupted after it took effect.
+		rollback(conn)
+		return wrapErr(op, err)
+	}
+	if err := fn(conn); err != nil {
+		rollback(conn)
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		rollback(conn)
+		return wrapErr(op, err)
+	}
+	return nil
+}
+
+// rollback ends the open transaction on conn. When that fails the connection
+// is discarded, so that no later user finds it inside a transaction.
+func rollback(conn *sql.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+	defer cancel()
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		discard(conn)
+	}
+}
+
+// discard closes conn's driver connection instead of returning it to the
+// pool.
+func discard(conn *sql.Conn) {
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+}
