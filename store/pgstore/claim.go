@@ -1,0 +1,106 @@
+package pgstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Acquire claims up to req.BatchSize due rows in one statement (see the
+// contract in package outbox). Rows whose lapsed claims reached
+// req.MaxClaims are moved to dead instead; rows that cannot be decoded are
+// moved to dead by a second statement fenced by their fresh lease tokens.
+func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
+	if req.BatchSize <= 0 {
+		return outbox.AcquiredBatch{}, reliar.Permanent(fmt.Errorf("pgstore: acquire: BatchSize must be positive, got %d", req.BatchSize))
+	}
+	if req.Lease <= 0 {
+		return outbox.AcquiredBatch{}, reliar.Permanent(fmt.Errorf("pgstore: acquire: Lease must be positive, got %s", req.Lease))
+	}
+	query := s.sql.claimUnordered
+	if req.Ordering == outbox.PerKey {
+		query = s.sql.claimPerKey
+	}
+	var batch outbox.AcquiredBatch
+	var poison poisonSet
+	b := s.newBatch()
+	b.Queue(query, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)))
+	err := s.send(ctx, b, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				row       outbox.Row
+				rec       outbox.Record
+				token     pgtype.UUID
+				exhausted bool
+			)
+			dest := append(rowDest(&row), &token, &rec.ClaimCount, &rec.LapsedClaims,
+				&rec.Reclaimed, &rec.PrevClaimedAt, &exhausted)
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			if exhausted {
+				batch.DeadMaxClaims = append(batch.DeadMaxClaims, row.ID)
+				continue
+			}
+			rec.Token = token.Bytes
+			rec.Attempts = row.Attempts
+			if row.AvailableAt != nil {
+				rec.AvailableAt = *row.AvailableAt
+			}
+			env, err := row.Envelope()
+			if err != nil {
+				batch.Poisoned = append(batch.Poisoned, outbox.PoisonedRecord{ID: row.ID, Sequence: row.Sequence, Error: err.Error()})
+				poison.add(row.ID, rec.Token, err)
+				continue
+			}
+			rec.Envelope = env
+			batch.Records = append(batch.Records, rec)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return outbox.AcquiredBatch{}, wrapErr("acquire", err)
+	}
+	// UPDATE … RETURNING has no order; restore the claim's.
+	slices.SortFunc(batch.Records, func(a, b outbox.Record) int {
+		return cmp.Or(a.AvailableAt.Compare(b.AvailableAt), cmp.Compare(a.Envelope.Sequence, b.Envelope.Sequence))
+	})
+	slices.SortFunc(batch.Poisoned, func(a, b outbox.PoisonedRecord) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	if len(poison.ids) > 0 {
+		affected, err := s.exec(ctx, "move undecodable rows to dead", s.sql.poison, poison.ids, poison.tokens, poison.errs)
+		if err != nil {
+			// The claim stands and its records must be published. The
+			// poisoned rows stay leased and come back, still poison, when
+			// their lease lapses (bounded by MaxClaims).
+			s.log.WarnContext(ctx, "pgstore: could not move undecodable rows to dead; they return when their lease lapses",
+				slog.Int("rows", len(poison.ids)), slog.Any("error", err))
+			return batch, nil
+		}
+		s.logShortfall(ctx, "poison sweep", len(poison.ids), affected)
+	}
+	return batch, nil
+}
+
+// poisonSet collects the undecodable rows of one claim.
+type poisonSet struct {
+	ids, tokens []pgtype.UUID
+	errs        []string
+}
+
+func (p *poisonSet) add(id reliar.MessageID, token outbox.LeaseToken, err error) {
+	p.ids = append(p.ids, pgtype.UUID{Bytes: id, Valid: true})
+	p.tokens = append(p.tokens, pgtype.UUID{Bytes: token, Valid: true})
+	p.errs = append(p.errs, outbox.SanitizeError(err.Error()))
+}

@@ -1,0 +1,157 @@
+package pgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Enqueue writes msgs into the outbox inside tx, the caller's transaction, in
+// one round trip whatever their number and types, and returns their ids in
+// order. The messages become visible to dispatchers when tx commits, and not
+// at all if it rolls back; Enqueue also notifies waiting dispatchers at
+// commit. It takes only a transaction, never a pool or a connection, which
+// would commit the messages apart from the business change.
+//
+// A reused id fails with a *outbox.DuplicateIDError (errors.Is
+// outbox.ErrDuplicateID) and aborts tx, like any failed statement. A payload
+// over the store's limit fails with a *outbox.PayloadTooLargeError before
+// anything is sent. The store's statement timeout does not apply here.
+func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, msgs ...reliar.Outgoing) ([]reliar.MessageID, error) {
+	if tx == nil {
+		return nil, errors.New("pgstore: Enqueue needs a transaction, got nil")
+	}
+	args, ids, err := s.enqueueArgs(ctx, msgs)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	args = append(args, s.notifyChannel())
+	if _, err := tx.Exec(ctx, s.sql.enqueue, args...); err != nil {
+		return nil, enqueueErr(err)
+	}
+	return ids, nil
+}
+
+// EnqueueSQL is Enqueue for a database/sql transaction, which must come from
+// pgx's driver (github.com/jackc/pgx/v5/stdlib); another driver fails with
+// ErrNotPgxDriver before anything is sent. See the package documentation for
+// getting the transaction out of GORM or ent.
+func (s *Store) EnqueueSQL(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing) ([]reliar.MessageID, error) {
+	if tx == nil {
+		return nil, errors.New("pgstore: EnqueueSQL needs a transaction, got nil")
+	}
+	args, ids, err := s.enqueueArgs(ctx, msgs)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	args = append(args, pgxOnlyText(s.notifyChannel()))
+	if _, err := tx.ExecContext(ctx, s.sql.enqueue, args...); err != nil {
+		if errors.Is(err, ErrNotPgxDriver) {
+			return nil, ErrNotPgxDriver
+		}
+		return nil, enqueueErr(err)
+	}
+	return ids, nil
+}
+
+func (s *Store) notifyChannel() string {
+	if s.cfg.noNotify {
+		return ""
+	}
+	return s.n.channel
+}
+
+// pgxOnlyText is a statement argument that only pgx can send. pgx's
+// database/sql driver hands arguments to pgx untouched, which encodes a
+// pgtype.TextValuer; every other driver converts arguments through
+// driver.Valuer, which refuses. It is how EnqueueSQL tells the driver apart
+// without a round trip.
+type pgxOnlyText string
+
+// TextValue implements pgtype.TextValuer.
+func (t pgxOnlyText) TextValue() (pgtype.Text, error) {
+	return pgtype.Text{String: string(t), Valid: true}, nil
+}
+
+// Value implements driver.Valuer and always fails.
+func (t pgxOnlyText) Value() (any, error) { return nil, ErrNotPgxDriver }
+
+// enqueueArgs encodes msgs into the enqueue statement's parallel arrays. It
+// fails before anything is written when one message cannot be encoded.
+func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any, []reliar.MessageID, error) {
+	n := len(msgs)
+	var (
+		ids          = make([]reliar.MessageID, n)
+		idArg        = make([]pgtype.UUID, n)
+		types        = make([]string, n)
+		versions     = make([]int32, n)
+		correlations = make([]pgtype.Text, n)
+		convs        = make([]pgtype.UUID, n)
+		causations   = make([]pgtype.UUID, n)
+		requests     = make([]pgtype.UUID, n)
+		contentTypes = make([]string, n)
+		payloads     = make([][]byte, n)
+		tenants      = make([]pgtype.Text, n)
+		expires      = make([]pgtype.Timestamptz, n)
+		keys         = make([]pgtype.Text, n)
+		metadata     = make([]jsonDoc, n)
+		headers      = make([]jsonDoc, n)
+		metaVersions = make([]pgtype.Int4, n)
+		available    = make([]pgtype.Timestamptz, n)
+	)
+	for i, m := range msgs {
+		r, err := outbox.NewRow(ctx, m, s.cfg.serializer, s.cfg.maxPayloadBytes)
+		if err != nil {
+			return nil, nil, fmt.Errorf("pgstore: enqueue message %d of %d: %w", i+1, n, err)
+		}
+		ids[i] = r.ID
+		idArg[i] = pgtype.UUID{Bytes: r.ID, Valid: true}
+		types[i] = r.MessageType
+		versions[i] = int32(r.MessageVersion)
+		correlations[i] = text(r.CorrelationID)
+		convs[i] = uuidArg(r.ConversationID)
+		causations[i] = uuidArg(r.CausationID)
+		requests[i] = uuidArg(r.RequestID)
+		contentTypes[i] = r.ContentType
+		payloads[i] = r.Payload
+		if payloads[i] == nil {
+			payloads[i] = []byte{}
+		}
+		tenants[i] = text(r.TenantID)
+		expires[i] = timestamptz(r.ExpiresAt)
+		keys[i] = text(r.OrderingKey)
+		metadata[i] = jsonDoc(r.Metadata)
+		headers[i] = jsonDoc(r.Headers)
+		if r.MetadataVersion != nil {
+			metaVersions[i] = pgtype.Int4{Int32: int32(*r.MetadataVersion), Valid: true}
+		}
+		available[i] = timestamptz(r.AvailableAt)
+	}
+	args := []any{idArg, types, versions, correlations, convs, causations, requests,
+		contentTypes, payloads, tenants, expires, keys, metadata, headers, metaVersions, available}
+	return args, ids, nil
+}
+
+// enqueueErr maps a failed insert: a primary key violation becomes a
+// *outbox.DuplicateIDError naming the id when the server reports it.
+func enqueueErr(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "outbox_pkey" {
+		dup := &outbox.DuplicateIDError{Err: fmt.Errorf("pgstore: enqueue: %w", err)}
+		if _, rest, ok := strings.Cut(pgErr.Detail, "=("); ok {
+			if id, _, ok := strings.Cut(rest, ")"); ok {
+				dup.ID, _ = reliar.ParseMessageID(id)
+			}
+		}
+		return dup
+	}
+	return wrapErr("enqueue", err)
+}

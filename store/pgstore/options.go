@@ -1,0 +1,114 @@
+package pgstore
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// config is what the options set. Every field's zero value means its default.
+type config struct {
+	// schema holds the outbox table. Defaults to "public".
+	schema string
+	// maxPayloadBytes refuses larger payloads at enqueue. Defaults to
+	// outbox.DefaultMaxPayloadBytes (1 MiB).
+	maxPayloadBytes int
+	// serializer encodes message bodies. Defaults to reliar.JSON.
+	serializer reliar.Serializer
+	// statementTimeout bounds every statement the store runs on its pool
+	// (not the caller's transaction). Defaults to 0: none beyond ctx.
+	statementTimeout time.Duration
+	// logger receives warnings and debug shortfalls. Defaults to
+	// slog.Default().
+	logger *slog.Logger
+	// noNotify turns off pg_notify at enqueue.
+	noNotify bool
+}
+
+func defaultConfig() config {
+	return config{
+		schema:          DefaultSchema,
+		maxPayloadBytes: outbox.DefaultMaxPayloadBytes,
+		serializer:      reliar.JSON,
+		logger:          slog.Default(),
+	}
+}
+
+// Option configures a Store. Options validate their value and return an error
+// wrapping ErrInvalidOption.
+type Option func(*config) error
+
+// WithSchema sets the schema that holds the outbox table. Defaults to
+// "public". The name must be a plain identifier (see ValidateSchema).
+func WithSchema(name string) Option {
+	return func(c *config) error {
+		if err := ValidateSchema(name); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidOption, err)
+		}
+		c.schema = name
+		return nil
+	}
+}
+
+// WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
+// outbox.DefaultMaxPayloadBytes (1 MiB).
+func WithMaxPayloadBytes(n int) Option {
+	return func(c *config) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: MaxPayloadBytes must be positive, got %d", ErrInvalidOption, n)
+		}
+		c.maxPayloadBytes = n
+		return nil
+	}
+}
+
+// WithSerializer sets the serializer of message bodies. Defaults to
+// reliar.JSON.
+func WithSerializer(s reliar.Serializer) Option {
+	return func(c *config) error {
+		if s == nil {
+			return fmt.Errorf("%w: nil Serializer", ErrInvalidOption)
+		}
+		c.serializer = s
+		return nil
+	}
+}
+
+// WithStatementTimeout bounds every statement the store runs on its own pool
+// with SET LOCAL statement_timeout, pipelined with the statement in one round
+// trip. Enqueue is not affected: the caller's transaction is the caller's.
+// Defaults to 0, meaning no timeout beyond the context's.
+func WithStatementTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative StatementTimeout %s", ErrInvalidOption, d)
+		}
+		c.statementTimeout = d
+		return nil
+	}
+}
+
+// WithLogger sets the logger. Defaults to slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil Logger", ErrInvalidOption)
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithoutNotify stops Enqueue from issuing pg_notify, and the store from
+// reporting the Notify capability. Use it behind PgBouncer in transaction
+// pooling mode, where LISTEN does not work, or when the cost of notifications
+// (they serialise committing transactions) matters more than latency.
+func WithoutNotify() Option {
+	return func(c *config) error {
+		c.noNotify = true
+		return nil
+	}
+}

@@ -1,0 +1,245 @@
+package pgstore
+
+import (
+	"strings"
+
+	"github.com/reliar/reliar/outbox"
+)
+
+// envelopeColumns are the columns decoded into an outbox.Row, in the order of
+// rowDest.
+var envelopeColumns = []string{
+	"id", "sequence", "message_type", "message_version", "correlation_id",
+	"conversation_id", "causation_id", "request_id", "content_type", "payload",
+	"tenant_id", "expires_at", "ordering_key", "metadata", "headers",
+	"metadata_version", "created_at", "available_at", "attempts",
+}
+
+// rowDest returns scan destinations for envelopeColumns.
+func rowDest(r *outbox.Row) []any {
+	return []any{
+		&r.ID, &r.Sequence, &r.MessageType, &r.MessageVersion, &r.CorrelationID,
+		&r.ConversationID, &r.CausationID, &r.RequestID, &r.ContentType, &r.Payload,
+		&r.TenantID, &r.ExpiresAt, &r.OrderingKey, &r.Metadata, &r.Headers,
+		&r.MetadataVersion, &r.CreatedAt, &r.AvailableAt, &r.Attempts,
+	}
+}
+
+// columnList joins envelopeColumns, each prefixed with prefix (an alias and
+// a dot, or nothing).
+func columnList(prefix string) string {
+	cols := make([]string, len(envelopeColumns))
+	for i, c := range envelopeColumns {
+		cols[i] = prefix + c
+	}
+	return strings.Join(cols, ", ")
+}
+
+// statements are the store's SQL, rendered once for its schema.
+type statements struct {
+	enqueue, claimUnordered, claimPerKey, poison   string
+	complete, fail, release, extend                string
+	purgePublished, purgeDead, purgeExpired, stats string
+	listDead, retryDead, deleteDead                string
+}
+
+// leaseCleared is the SET list that clears a lease.
+const leaseCleared = `locked_by = NULL, locked_until = NULL, lease_token = NULL`
+
+// pending is the predicate of a row neither published nor dead.
+const pending = `published_at IS NULL AND dead_at IS NULL`
+
+// The enqueue statement inserts any number of rows from parallel arrays in
+// one round trip, then notifies the table's channel unless $17 is empty. The
+// notification is delivered when the caller's transaction commits.
+const enqueueSQL = `WITH ins AS (
+    INSERT INTO {{table}} (id, message_type, message_version, correlation_id,
+        conversation_id, causation_id, request_id, content_type, payload,
+        tenant_id, expires_at, ordering_key, metadata, headers, metadata_version,
+        available_at)
+    SELECT u.id, u.message_type, u.message_version, u.correlation_id,
+        u.conversation_id, u.causation_id, u.request_id, u.content_type, u.payload,
+        u.tenant_id, u.expires_at, u.ordering_key, u.metadata, u.headers,
+        u.metadata_version, coalesce(u.available_at, now())
+    FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::text[], $5::uuid[],
+        $6::uuid[], $7::uuid[], $8::text[], $9::bytea[], $10::text[],
+        $11::timestamptz[], $12::text[], $13::jsonb[], $14::jsonb[], $15::int4[],
+        $16::timestamptz[]) WITH ORDINALITY
+        AS u(id, message_type, message_version, correlation_id, conversation_id,
+        causation_id, request_id, content_type, payload, tenant_id, expires_at,
+        ordering_key, metadata, headers, metadata_version, available_at, ord)
+    ORDER BY u.ord
+)
+SELECT pg_notify(c.ch, '') FROM (VALUES ($17::text)) AS c(ch) WHERE c.ch <> ''`
+
+// The claim: a CTE that locks due rows with SKIP LOCKED feeding an UPDATE
+// that leases them (or, past MaxClaims, kills them) and returns them. The
+// lock is released when the statement's implicit transaction commits, before
+// Acquire returns. $1 batch size, $2 worker, $3 lease in microseconds, $4
+// MaxClaims (0 disables). %PERKEY% is replaced by the per-key predicate or
+// nothing.
+const claimSQL = `WITH due AS (
+    SELECT c.id, c.last_claimed_at AS prev_claimed_at,
+        (c.locked_until IS NOT NULL) AS reclaimed,
+        ($4::int4 > 0 AND c.lapsed_claims >= $4::int4) AS exhausted
+    FROM {{table}} c
+    WHERE c.published_at IS NULL AND c.dead_at IS NULL
+      AND c.available_at <= now()
+      AND (c.locked_until IS NULL OR c.locked_until <= now())
+      AND (c.expires_at IS NULL OR c.expires_at > now())%PERKEY%
+    ORDER BY c.available_at, c.sequence
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE {{table}} o SET
+    locked_by       = CASE WHEN due.exhausted THEN NULL ELSE $2::text END,
+    locked_until    = CASE WHEN due.exhausted THEN NULL ELSE now() + $3::int8 * interval '1 microsecond' END,
+    lease_token     = CASE WHEN due.exhausted THEN NULL ELSE gen_random_uuid() END,
+    claim_count     = o.claim_count + CASE WHEN due.exhausted THEN 0 ELSE 1 END,
+    lapsed_claims   = o.lapsed_claims + CASE WHEN due.reclaimed AND NOT due.exhausted THEN 1 ELSE 0 END,
+    last_claimed_at = CASE WHEN due.exhausted THEN o.last_claimed_at ELSE now() END,
+    dead_at         = CASE WHEN due.exhausted THEN now() END,
+    dead_reason     = CASE WHEN due.exhausted THEN 'max_claims' END,
+    last_error      = CASE WHEN due.exhausted
+                      THEN 'lease lapsed ' || o.lapsed_claims || ' times without an outcome'
+                      ELSE o.last_error END,
+    updated_at      = now()
+FROM due
+WHERE o.id = due.id
+RETURNING ` + "%COLUMNS%" + `, o.lease_token, o.claim_count, o.lapsed_claims,
+    due.reclaimed, due.prev_claimed_at, due.exhausted`
+
+// perKeySQL restricts the claim to rows without a key and to the head row of
+// each key: no older pending row of the key may exist, unless it expired
+// and is not leased (it can never be published). Keyed rows must also be
+// older than every running transaction, so that a row whose transaction
+// commits late is never overtaken.
+const perKeySQL = `
+      AND (c.ordering_key IS NULL OR (
+          c.xid < pg_snapshot_xmin(pg_current_snapshot())
+          AND NOT EXISTS (
+              SELECT 1 FROM {{table}} h
+              WHERE h.ordering_key = c.ordering_key
+                AND h.published_at IS NULL AND h.dead_at IS NULL
+                AND h.sequence < c.sequence
+                AND (h.expires_at IS NULL OR h.expires_at > now() OR h.locked_until > now()))))`
+
+const poisonSQL = `UPDATE {{table}} o SET
+    dead_at = now(), dead_reason = 'undecodable', last_error = u.err,
+    ` + leaseCleared + `, updated_at = now()
+FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS u(id, token, err)
+WHERE o.id = u.id AND o.lease_token = u.token`
+
+const completeSQL = `UPDATE {{table}} o SET
+    published_at = now(), attempts = o.attempts + 1,
+    ` + leaseCleared + `, updated_at = now()
+FROM unnest($1::uuid[], $2::uuid[]) AS u(id, token)
+WHERE o.id = u.id AND o.lease_token = u.token`
+
+// failSQL records retries (reason NULL) and deaths in one statement.
+const failSQL = `UPDATE {{table}} o SET
+    attempts     = o.attempts + 1,
+    last_error   = u.err,
+    available_at = CASE WHEN u.reason IS NULL
+                   THEN now() + u.delay_us * interval '1 microsecond'
+                   ELSE o.available_at END,
+    dead_at      = CASE WHEN u.reason IS NULL THEN NULL ELSE now() END,
+    dead_reason  = u.reason,
+    ` + leaseCleared + `, updated_at = now()
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int8[], $5::text[])
+    AS u(id, token, err, delay_us, reason)
+WHERE o.id = u.id AND o.lease_token = u.token`
+
+const releaseSQL = `UPDATE {{table}} o SET ` + leaseCleared + `, updated_at = now()
+FROM unnest($1::uuid[], $2::uuid[]) AS u(id, token)
+WHERE o.id = u.id AND o.lease_token = u.token`
+
+const extendSQL = `UPDATE {{table}} o SET
+    locked_until = now() + $3::int8 * interval '1 microsecond', updated_at = now()
+FROM unnest($1::uuid[], $2::uuid[]) AS u(id, token)
+WHERE o.id = u.id AND o.lease_token = u.token`
+
+// The purge statements: each bounded by $2 (or $1), each outer statement
+// repeating its subselect's predicate so that a row changed between the
+// subselect and the write is left alone.
+const purgePublishedSQL = `DELETE FROM {{table}} WHERE id IN (
+    SELECT id FROM {{table}}
+    WHERE published_at IS NOT NULL AND published_at < now() - $1::int8 * interval '1 microsecond'
+    ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+  AND published_at IS NOT NULL AND published_at < now() - $1::int8 * interval '1 microsecond'`
+
+const purgeDeadSQL = `DELETE FROM {{table}} WHERE id IN (
+    SELECT id FROM {{table}}
+    WHERE dead_at IS NOT NULL AND dead_at < now() - $1::int8 * interval '1 microsecond'
+    ORDER BY dead_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+  AND dead_at IS NOT NULL AND dead_at < now() - $1::int8 * interval '1 microsecond'`
+
+const purgeExpiredSQL = `UPDATE {{table}} SET
+    dead_at = now(), dead_reason = 'expired',
+    last_error = coalesce(last_error, 'expired before publication'),
+    ` + leaseCleared + `, updated_at = now()
+WHERE id IN (
+    SELECT id FROM {{table}}
+    WHERE expires_at <= now() AND ` + pending + `
+      AND (locked_until IS NULL OR locked_until <= now())
+    ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+  AND expires_at <= now() AND ` + pending + `
+  AND (locked_until IS NULL OR locked_until <= now())`
+
+// statsSQL partitions the pending rows (read through the pending partial
+// index) and counts dead rows (through the dead partial index).
+const statsSQL = `SELECT
+    count(*) FILTER (WHERE locked_until > now()),
+    count(*) FILTER (WHERE NOT coalesce(locked_until > now(), false)
+        AND expires_at <= now()),
+    count(*) FILTER (WHERE NOT coalesce(locked_until > now(), false)
+        AND NOT coalesce(expires_at <= now(), false) AND available_at > now()),
+    count(*) FILTER (WHERE NOT coalesce(locked_until > now(), false)
+        AND NOT coalesce(expires_at <= now(), false) AND available_at <= now()),
+    min(available_at) FILTER (WHERE NOT coalesce(locked_until > now(), false)
+        AND NOT coalesce(expires_at <= now(), false) AND available_at <= now()),
+    (SELECT count(*) FROM {{table}} WHERE dead_at IS NOT NULL),
+    now()
+FROM {{table}}
+WHERE ` + pending
+
+const listDeadSQL = `SELECT ` + "%COLUMNS%" + `, dead_reason, dead_at, last_error
+FROM {{table}}
+WHERE dead_at IS NOT NULL
+  AND ($1::text = '' OR message_type = $1::text)
+  AND ($2::text = '' OR tenant_id = $2::text)
+  AND ($3::timestamptz IS NULL OR dead_at < $3::timestamptz)
+  AND sequence > $4::int8
+ORDER BY sequence
+LIMIT $5`
+
+const retryDeadSQL = `UPDATE {{table}} SET
+    dead_at = NULL, dead_reason = NULL, ` + leaseCleared + `,
+    available_at = now(), attempts = 0, lapsed_claims = 0,
+    expires_at = CASE WHEN expires_at <= now() THEN NULL ELSE expires_at END,
+    updated_at = now()
+WHERE id = ANY($1::uuid[]) AND dead_at IS NOT NULL`
+
+const deleteDeadSQL = `DELETE FROM {{table}} WHERE id = ANY($1::uuid[]) AND dead_at IS NOT NULL`
+
+func newStatements(n names) statements {
+	cols := strings.NewReplacer("%COLUMNS%", columnList("o."))
+	claim := cols.Replace(claimSQL)
+	return statements{
+		enqueue:        n.render(enqueueSQL),
+		claimUnordered: n.render(strings.Replace(claim, "%PERKEY%", "", 1)),
+		claimPerKey:    n.render(strings.Replace(claim, "%PERKEY%", perKeySQL, 1)),
+		poison:         n.render(poisonSQL),
+		complete:       n.render(completeSQL),
+		fail:           n.render(failSQL),
+		release:        n.render(releaseSQL),
+		extend:         n.render(extendSQL),
+		purgePublished: n.render(purgePublishedSQL),
+		purgeDead:      n.render(purgeDeadSQL),
+		purgeExpired:   n.render(purgeExpiredSQL),
+		stats:          n.render(statsSQL),
+		listDead:       n.render(strings.Replace(listDeadSQL, "%COLUMNS%", columnList(""), 1)),
+		retryDead:      n.render(retryDeadSQL),
+		deleteDead:     n.render(deleteDeadSQL),
+	}
+}

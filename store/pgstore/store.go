@@ -1,0 +1,149 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Store is the PostgreSQL outbox store. It implements outbox.Store,
+// outbox.Notifier and outbox.MaintenanceLocker over a pool the host owns. It
+// is safe for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+	cfg  config
+	n    names
+	sql  statements
+	log  *slog.Logger
+}
+
+var (
+	_ outbox.Store             = (*Store)(nil)
+	_ outbox.Notifier          = (*Store)(nil)
+	_ outbox.MaintenanceLocker = (*Store)(nil)
+)
+
+// querier is what pools, connections and transactions have in common.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// New returns a store over pool. It checks that the schema is migrated to
+// SchemaVersion (else *ErrNotMigrated) and warns when a table named outbox
+// also exists in another schema, where an unqualified reference from other
+// code could land. The library never reads DATABASE_URL: the pool is yours.
+func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	if pool == nil {
+		return nil, errors.New("pgstore: nil pool")
+	}
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		if err := opt(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	n, err := newNames(cfg.schema)
+	if err != nil {
+		return nil, err
+	}
+	have, err := schemaVersion(ctx, pool, n)
+	if err != nil {
+		return nil, wrapErr("check schema version", err)
+	}
+	if have < SchemaVersion {
+		return nil, &ErrNotMigrated{Schema: cfg.schema, Have: have, Want: SchemaVersion}
+	}
+	s := &Store{pool: pool, cfg: cfg, n: n, sql: newStatements(n), log: cfg.logger}
+	if err := s.warnSameNamedTables(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// warnSameNamedTables logs the other schemas that hold a table named outbox.
+func (s *Store) warnSameNamedTables(ctx context.Context) error {
+	rows, err := s.pool.Query(ctx, `SELECT n.nspname FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relname = 'outbox' AND c.relkind IN ('r', 'p') AND n.nspname <> $1
+ORDER BY n.nspname LIMIT 20`, s.n.schema)
+	if err != nil {
+		return wrapErr("look for other outbox tables", err)
+	}
+	others, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return wrapErr("look for other outbox tables", err)
+	}
+	if len(others) > 0 {
+		s.log.Warn("pgstore: a table named outbox also exists in other schemas; this store uses only its own, schema-qualified",
+			slog.String("schema", s.n.schema), slog.Any("other_schemas", others))
+	}
+	return nil
+}
+
+// Schema returns the schema that holds the store's outbox table.
+func (s *Store) Schema() string { return s.n.schema }
+
+// Channel returns the LISTEN/NOTIFY channel of the store's table.
+func (s *Store) Channel() string { return s.n.channel }
+
+// Capabilities reports per-key ordering, notifications (unless WithoutNotify)
+// and the maintenance lock.
+func (s *Store) Capabilities() outbox.Capabilities {
+	return outbox.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true}
+}
+
+// newBatch starts a pipelined batch on the store's pool; with a statement
+// timeout configured, its first statement sets it for the batch's implicit
+// transaction.
+func (s *Store) newBatch() *pgx.Batch {
+	b := &pgx.Batch{}
+	if s.cfg.statementTimeout > 0 {
+		b.Queue("SELECT pg_catalog.set_config('statement_timeout', $1, true)",
+			strconv.FormatInt(s.cfg.statementTimeout.Milliseconds(), 10))
+	}
+	return b
+}
+
+// send runs b in one round trip and hands its results, past the timeout
+// statement, to read.
+func (s *Store) send(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error) error {
+	br := s.pool.SendBatch(ctx, b)
+	if s.cfg.statementTimeout > 0 {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return err
+		}
+	}
+	err := read(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// exec runs one statement and returns the rows it affected.
+func (s *Store) exec(ctx context.Context, op, sql string, args ...any) (int64, error) {
+	b := s.newBatch()
+	b.Queue(sql, args...)
+	var affected int64
+	err := s.send(ctx, b, func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
+		affected = tag.RowsAffected()
+		return err
+	})
+	return affected, wrapErr(op, err)
+}
+
+// logShortfall notes, at debug, outcome writes that matched fewer rows than
+// asked: their leases were lost, which is expected, not an error.
+func (s *Store) logShortfall(ctx context.Context, op string, asked int, affected int64) {
+	if affected < int64(asked) {
+		s.log.DebugContext(ctx, "pgstore: fewer rows affected than asked; leases lost to a reclaim",
+			slog.String("op", op), slog.Int("asked", asked), slog.Int64("affected", affected))
+	}
+}
