@@ -115,10 +115,12 @@ func (b ExponentialBackoff) Delay(attempts int, r float64) time.Duration {
 	}
 	d *= 1 + b.Jitter*(2*r-1)
 	switch {
-	case math.IsNaN(d) || d < 0:
-		d = 0
-	case d > maxD:
-		d = maxD
+	case math.IsNaN(d) || d <= 0:
+		return 0
+	case d >= maxD:
+		// Return the cap itself: float64(Max) may round above the largest
+		// Duration, and converting it back would overflow.
+		return b.Max
 	}
 	return time.Duration(d)
 }
