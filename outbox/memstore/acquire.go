@@ -1,0 +1,105 @@
+package memstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Acquire claims up to req.BatchSize due rows in (available_at, sequence)
+// order. Undecodable rows go dead with reason undecodable and come back in
+// Poisoned; lapsed rows whose lapsed claims reached req.MaxClaims go dead with
+// reason max_claims and come back in DeadMaxClaims. With Ordering PerKey a
+// keyed row is claimable only while it is the head of its key.
+func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
+	if err := checkContext(ctx, "acquire"); err != nil {
+		return outbox.AcquiredBatch{}, err
+	}
+	var batch outbox.AcquiredBatch
+	if req.BatchSize <= 0 {
+		return batch, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	s.lapse(now)
+	candidates := s.ready
+	if req.Ordering == outbox.PerKey {
+		candidates = s.heads
+	}
+	for batch.Len() < req.BatchSize {
+		r := candidates.peek()
+		if r == nil || r.availableAt.After(now) {
+			break
+		}
+		s.claimOne(r, req, now, &batch)
+	}
+	return batch, nil
+}
+
+// lapse moves rows whose lease lapsed back to ready. They keep their lapsed
+// lease, which makes their next claim a lapsed reclaim.
+func (s *Store) lapse(now time.Time) {
+	for {
+		r := s.leased.peek()
+		if r == nil || r.lockedUntil.After(now) {
+			return
+		}
+		s.move(r, ready)
+	}
+}
+
+// claimOne takes the due row r out of the candidates: claimed, moved to dead,
+// or parked when expired.
+func (s *Store) claimOne(r *row, req outbox.AcquireRequest, now time.Time, batch *outbox.AcquiredBatch) {
+	if r.expired(now) {
+		s.move(r, parked)
+		return
+	}
+	reclaimed := r.hasLease
+	if reclaimed && req.MaxClaims > 0 && r.lapsedClaims >= req.MaxClaims {
+		s.kill(r, outbox.DeadMaxClaims, r.lastError, now)
+		batch.DeadMaxClaims = append(batch.DeadMaxClaims, r.enc.ID)
+		return
+	}
+	env, err := r.envelope()
+	if err != nil {
+		msg := outbox.SanitizeError(err.Error())
+		s.kill(r, outbox.DeadUndecodable, &msg, now)
+		batch.Poisoned = append(batch.Poisoned, outbox.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: err.Error()})
+		return
+	}
+	rec := outbox.Record{
+		Envelope:      env,
+		Attempts:      r.attempts,
+		Reclaimed:     reclaimed,
+		PrevClaimedAt: r.lastClaimedAt,
+		AvailableAt:   r.availableAt,
+	}
+	if reclaimed {
+		r.lapsedClaims++
+	}
+	r.claimCount++
+	claimedAt := now
+	r.lastClaimedAt = &claimedAt
+	r.hasLease = true
+	r.holder = req.Worker
+	r.lockedUntil = now.Add(req.Lease)
+	r.token = uuid.New()
+	rec.Token = r.token
+	rec.ClaimCount = r.claimCount
+	rec.LapsedClaims = r.lapsedClaims
+	s.move(r, leased)
+	batch.Records = append(batch.Records, rec)
+}
+
+// kill moves a pending row to dead, clearing its lease.
+func (s *Store) kill(r *row, reason outbox.DeadReason, lastError *string, now time.Time) {
+	r.clearLease()
+	r.deadAt = now
+	r.deadReason = reason
+	r.lastError = lastError
+	s.move(r, dead)
+}

@@ -1,0 +1,110 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// ListDead returns one page of dead rows ordered by sequence. Rows that
+// cannot be decoded come back in Poisoned; the cursor is the largest
+// sequence scanned, set only when the page was full.
+func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLetterPage, error) {
+	if err := checkContext(ctx, "list dead"); err != nil {
+		return outbox.DeadLetterPage{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var matches []*row
+	for _, r := range s.dead.rows {
+		if r.seq > q.AfterSequence && deadMatches(r, q) {
+			matches = append(matches, r)
+		}
+	}
+	slices.SortFunc(matches, func(a, b *row) int { return cmp.Compare(a.seq, b.seq) })
+	limit := q.EffectiveLimit()
+	var page outbox.DeadLetterPage
+	if len(matches) >= limit {
+		matches = matches[:limit]
+		next := matches[limit-1].seq
+		page.NextAfterSequence = &next
+	}
+	for _, r := range matches {
+		env, err := r.envelope()
+		if err != nil {
+			page.Poisoned = append(page.Poisoned, outbox.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: err.Error()})
+			continue
+		}
+		rec := outbox.DeadRecord{Envelope: env, DeadReason: r.deadReason, DeadAt: r.deadAt, Attempts: r.attempts}
+		if r.lastError != nil {
+			rec.LastError = *r.lastError
+		}
+		page.Records = append(page.Records, rec)
+	}
+	return page, nil
+}
+
+func deadMatches(r *row, q outbox.DeadQuery) bool {
+	if q.MessageType != "" && r.enc.MessageType != q.MessageType {
+		return false
+	}
+	if q.TenantID != "" && (r.enc.TenantID == nil || *r.enc.TenantID != q.TenantID) {
+		return false
+	}
+	if !q.DeadBefore.IsZero() && !r.deadAt.Before(q.DeadBefore) {
+		return false
+	}
+	return true
+}
+
+// RetryDead makes dead rows due now: it clears dead_at, dead_reason and the
+// lease, resets attempts and lapsed claims, keeps last_error, and clears an
+// expires_at already past. Rows that are not dead are left alone.
+func (s *Store) RetryDead(ctx context.Context, ids []reliar.MessageID) (int64, error) {
+	if err := checkContext(ctx, "retry dead"); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var n int64
+	for _, id := range ids {
+		r := s.rows[id]
+		if r == nil || r.state != dead {
+			continue
+		}
+		r.deadAt = time.Time{}
+		r.deadReason = ""
+		r.clearLease()
+		r.availableAt = now
+		r.attempts = 0
+		r.lapsedClaims = 0
+		if r.expired(now) {
+			r.setExpiresAt(nil)
+		}
+		s.move(r, ready)
+		n++
+	}
+	return n, nil
+}
+
+// PurgeDead deletes dead rows. Rows that are not dead are left alone.
+func (s *Store) PurgeDead(ctx context.Context, ids []reliar.MessageID) (int64, error) {
+	if err := checkContext(ctx, "purge dead"); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for _, id := range ids {
+		if r := s.rows[id]; r != nil && r.state == dead {
+			s.delete(r)
+			n++
+		}
+	}
+	return n, nil
+}

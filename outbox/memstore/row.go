@@ -1,0 +1,131 @@
+package memstore
+
+import (
+	"maps"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// state says which index holds a row; every row is in exactly one state.
+type state int
+
+const (
+	// ready: pending and not held by a live lease (it may still carry a
+	// lapsed one); in the ready index, and in the heads index when per-key
+	// claims may take it.
+	ready state = iota
+	// leased: pending with a lease, in the leased index. The lease may have
+	// lapsed without anyone noticing yet; the next claim moves it to ready.
+	leased
+	// parked: pending but past expires_at, out of the claim indexes until
+	// the expiry sweep (or a lease extension) moves it.
+	parked
+	published
+	dead
+)
+
+// row is one outbox row: its encoded columns and its bookkeeping.
+type row struct {
+	enc outbox.Row // encoded columns, as written at enqueue
+
+	seq         int64
+	key         string
+	availableAt time.Time
+	createdAt   time.Time
+	expiresAt   *time.Time
+
+	attempts      int
+	claimCount    int
+	lapsedClaims  int
+	lastClaimedAt *time.Time
+
+	// holder, lockedUntil and token are the lease; hasLease says whether
+	// there is one (lapsed or not).
+	hasLease    bool
+	holder      string
+	lockedUntil time.Time
+	token       uuid.UUID
+
+	publishedAt time.Time
+	deadAt      time.Time
+	deadReason  outbox.DeadReason
+	lastError   *string
+
+	state state
+	idx   [numIndexes]int
+
+	// decoded caches the result of decoding enc, which never changes.
+	decoded   bool
+	env       reliar.SerializedEnvelope
+	decodeErr error
+}
+
+func newRow(enc outbox.Row, seq int64, now time.Time) *row {
+	r := &row{enc: enc, seq: seq, availableAt: now, createdAt: enc.CreatedAt}
+	r.enc.Sequence = seq
+	if enc.AvailableAt != nil {
+		r.availableAt = *enc.AvailableAt
+	}
+	if r.createdAt.IsZero() {
+		r.createdAt = now
+	}
+	r.enc.CreatedAt = r.createdAt
+	if enc.OrderingKey != nil {
+		r.key = *enc.OrderingKey
+	}
+	if enc.ExpiresAt != nil {
+		t := *enc.ExpiresAt
+		r.expiresAt = &t
+	}
+	for i := range r.idx {
+		r.idx[i] = -1
+	}
+	return r
+}
+
+func (r *row) pending() bool { return r.state == ready || r.state == leased || r.state == parked }
+
+// expired reports whether the row is past its expires_at.
+func (r *row) expired(now time.Time) bool {
+	return r.expiresAt != nil && !r.expiresAt.After(now)
+}
+
+// liveLease reports whether the row is held by a lease that has not lapsed.
+func (r *row) liveLease(now time.Time) bool { return r.hasLease && r.lockedUntil.After(now) }
+
+// holds reports whether l names the row's current lease.
+func (r *row) holds(l outbox.Lease) bool { return r.hasLease && r.token == l.Token && r.pending() }
+
+func (r *row) clearLease() {
+	r.hasLease = false
+	r.holder = ""
+	r.lockedUntil = time.Time{}
+	r.token = uuid.Nil
+}
+
+// envelope decodes the row (once) and returns a copy of the envelope with the
+// row's current attempt number.
+func (r *row) envelope() (reliar.SerializedEnvelope, error) {
+	if !r.decoded {
+		r.env, r.decodeErr = r.enc.Envelope()
+		r.decoded = true
+	}
+	if r.decodeErr != nil {
+		return reliar.SerializedEnvelope{}, r.decodeErr
+	}
+	e := r.env
+	e.Headers = maps.Clone(e.Headers)
+	e.Attempt = r.attempts + 1
+	return e, nil
+}
+
+// setExpiresAt changes the expiry column and forgets the decoded envelope,
+// which carries it.
+func (r *row) setExpiresAt(t *time.Time) {
+	r.expiresAt = t
+	r.enc.ExpiresAt = t
+	r.decoded = false
+}

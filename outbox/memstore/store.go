@@ -1,0 +1,139 @@
+// Package memstore is an in-memory outbox store: an outbox.Store,
+// outbox.DeadLetters, outbox.Notifier and outbox.MaintenanceLocker that keeps
+// its rows in memory. It passes the conformance suite of package storetest in
+// full, per-key ordering included, so it stands in for a database in unit
+// tests of code that enqueues or dispatches messages.
+//
+// It is not durable and has no transactions: Enqueue writes at once, all or
+// nothing per call. Claims cost O(log n) per row: due rows are kept in an
+// index ordered by (available_at, sequence) and lapsed leases are found
+// through an index on locked_until.
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Store is an in-memory outbox store, safe for concurrent use. The zero value
+// is not usable; call New.
+type Store struct {
+	maxPayload int
+	serializer reliar.Serializer
+	clock      func() time.Time
+
+	mu      sync.Mutex
+	offset  time.Duration // added to clock by Advance
+	nextSeq int64
+	rows    map[reliar.MessageID]*row
+	pending map[reliar.MessageID]*row
+
+	ready     *rowHeap
+	heads     *rowHeap
+	leased    *rowHeap
+	published *rowHeap
+	dead      *rowHeap
+	keys      map[string]*rowHeap // pending rows per ordering key, by sequence
+	headOf    map[string]*row     // the row of each key in the heads index
+
+	subscribers map[chan struct{}]struct{}
+	maintenance bool
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
+// outbox.DefaultMaxPayloadBytes (1 MiB); n <= 0 keeps the default.
+func WithMaxPayloadBytes(n int) Option {
+	return func(s *Store) {
+		if n > 0 {
+			s.maxPayload = n
+		}
+	}
+}
+
+// WithSerializer sets the serializer Enqueue encodes bodies with. Defaults to
+// reliar.JSON; nil keeps the default.
+func WithSerializer(ser reliar.Serializer) Option {
+	return func(s *Store) {
+		if ser != nil {
+			s.serializer = ser
+		}
+	}
+}
+
+// WithClock sets the store's clock, the source of every time it writes and
+// compares. Defaults to time.Now (which testing/synctest fakes inside a
+// bubble); nil keeps the default.
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) {
+		if now != nil {
+			s.clock = now
+		}
+	}
+}
+
+// New returns an empty store.
+func New(opts ...Option) *Store {
+	s := &Store{
+		maxPayload:  outbox.DefaultMaxPayloadBytes,
+		serializer:  reliar.JSON,
+		clock:       time.Now,
+		nextSeq:     1,
+		rows:        make(map[reliar.MessageID]*row),
+		pending:     make(map[reliar.MessageID]*row),
+		ready:       newRowHeap(idxReady, byAvailable),
+		heads:       newRowHeap(idxHeads, byAvailable),
+		leased:      newRowHeap(idxLeased, byLockedUntil),
+		published:   newRowHeap(idxPublished, byPublishedAt),
+		dead:        newRowHeap(idxDead, byDeadAt),
+		keys:        make(map[string]*rowHeap),
+		headOf:      make(map[string]*row),
+		subscribers: make(map[chan struct{}]struct{}),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+var (
+	_ outbox.Store             = (*Store)(nil)
+	_ outbox.Notifier          = (*Store)(nil)
+	_ outbox.MaintenanceLocker = (*Store)(nil)
+)
+
+// Capabilities reports per-key ordering, wake-ups and the maintenance lock.
+func (s *Store) Capabilities() outbox.Capabilities {
+	return outbox.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true}
+}
+
+// now is the store's clock; s.mu must be held.
+func (s *Store) now() time.Time { return s.clock().Add(s.offset) }
+
+// Advance makes the store behave as if d had passed: its clock moves d
+// forward, so leases lapse, scheduled rows become due, rows expire and
+// terminal rows age. Negative durations are ignored.
+func (s *Store) Advance(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	s.mu.Lock()
+	s.offset += d
+	s.mu.Unlock()
+}
+
+// checkContext returns the context's error, wrapped, when it is done: like a
+// database, the store refuses work for a cancelled caller.
+func checkContext(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memstore: %s: %w", op, err)
+	}
+	return nil
+}

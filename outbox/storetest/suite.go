@@ -1,0 +1,64 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/reliar/reliar/outbox"
+)
+
+// testCase is one rule of the store contract. needs, when set, names the
+// capability the rule depends on; the case is skipped on stores without it.
+type testCase struct {
+	name  string
+	needs func(outbox.Capabilities) bool
+	run   func(f *fixture)
+}
+
+// group is the rules of one area of the contract.
+type group struct {
+	name  string
+	cases []testCase
+}
+
+// Run checks a store against every rule of the store contract (SPEC §3), one
+// subtest per rule, grouped by area. Each subtest runs in parallel with the
+// others and calls newHarness for a store of its own. Time passes only
+// through Harness.Advance, and "now" is always the store's own clock as
+// Stats reports it in AsOf, so the suite never sleeps and works for stores
+// whose clock is a database's.
+//
+// Subtests that need an optional capability (per-key ordering, wake-ups, the
+// maintenance lock) are skipped when Store.Capabilities says the store lacks
+// it; nothing else is ever skipped.
+func Run(t *testing.T, newHarness Factory) {
+	t.Helper()
+	groups := []group{
+		{"Claim", claimCases()},
+		{"Lapse", lapseCases()},
+		{"Fencing", fencingCases()},
+		{"Outcome", outcomeCases()},
+		{"Poison", poisonCases()},
+		{"Envelope", envelopeCases()},
+		{"Purge", purgeCases()},
+		{"Stats", statsCases()},
+		{"DeadLetters", deadCases()},
+		{"Enqueue", enqueueCases()},
+		{"PerKey", orderingCases()},
+		{"Optional", optionalCases()},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range g.cases {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					f := newFixture(t, newHarness)
+					if c.needs != nil && !c.needs(f.h.Store.Capabilities()) {
+						t.Skipf("the store's Capabilities() do not include what %q needs", c.name)
+					}
+					c.run(f)
+				})
+			}
+		})
+	}
+}
