@@ -43,9 +43,16 @@ func New(client *kgo.Client, opts ...Option) (*Publisher, error) {
 }
 
 // NewClient builds a producing client for brokers with acks=all, the
-// idempotent producer and no linger, then opts (SASL, TLS, client id, …).
-// It fails when opts undo acks=all or idempotence, make the client
-// transactional, or force a produce topic.
+// idempotent producer, no linger and one unknown-topic retry, then opts
+// (SASL, TLS, client id, …). It fails when opts undo acks=all or
+// idempotence, make the client transactional, or force a produce topic.
+//
+// One unknown-topic retry (kgo.UnknownTopicRetries(1)), because franz-go's
+// default of 4 paces its later metadata refreshes by MetadataMinAge (5s):
+// a publish to a missing topic would outlast the dispatcher's publish
+// timeout and be retried as transient forever instead of failing
+// permanently. Raise it when topics are created while messages for them
+// are already being published.
 //
 // No linger, because every Publish waits for its record: franz-go's default
 // 10ms linger would add 10ms to each one, while concurrent publishes are
@@ -55,7 +62,7 @@ func NewClient(brokers []string, opts ...kgo.Opt) (*kgo.Client, error) {
 	if len(brokers) == 0 {
 		return nil, fmt.Errorf("%w: no brokers", ErrInvalidClient)
 	}
-	all := append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0)}, opts...)
+	all := append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0), kgo.UnknownTopicRetries(1)}, opts...)
 	client, err := kgo.NewClient(all...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: new client: %w", err)

@@ -1,0 +1,114 @@
+package kafka_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/publisher/kafka"
+	"github.com/reliar/reliar/publisher/publishertest"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// messageType is the type of every envelope publishertest builds.
+const messageType = "publishertest.happened"
+
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	publishertest.Run(t, func(t *testing.T) publishertest.Harness {
+		topic := uniqueTopic(t)
+		c := newCluster(t, topic)
+		p := newPublisher(t, c, nil, kafka.Topics(map[string]string{
+			messageType:       topic,
+			"refused.message": "no-such-topic",
+		}))
+		return publishertest.Harness{
+			Publisher: p,
+			Receive:   newReceiver(t, c.ListenAddrs(), topic),
+			Unroutable: func(t *testing.T) reliar.Publisher {
+				return newPublisher(t, c, nil, kafka.DefaultTopic("no-such-topic"))
+			},
+			Broken: func(t *testing.T) reliar.Publisher {
+				cl, err := kafka.NewClient([]string{closedAddr(t)})
+				if err != nil {
+					t.Fatalf("NewClient: %v", err)
+				}
+				t.Cleanup(cl.Close)
+				p, err := kafka.New(cl, kafka.DefaultTopic(topic))
+				if err != nil {
+					t.Fatalf("New: %v", err)
+				}
+				return p
+			},
+			Refused: func(t *testing.T, seq int) *reliar.SerializedEnvelope {
+				e := publishertest.Envelope(seq)
+				e.MessageType = "refused.message"
+				return e
+			},
+			Features: publishertest.Features{
+				Batch:             true,
+				KeyIsPartitionKey: true,
+				Limitations: "kfake, the in-process Kafka, has no replication: acks=all is " +
+					"exercised against a single broker, not its durability across replicas; " +
+					"Kafka does not deduplicate by message id across publishes",
+			},
+		}
+	})
+}
+
+// newReceiver returns a Receive function reading topic from its start
+// with a consumer client closed when t ends. Records of one poll beyond
+// the n asked for are kept for the next call.
+func newReceiver(t *testing.T, addrs []string, topic string) func(context.Context, int) ([]publishertest.Received, error) {
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(addrs...),
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+	)
+	if err != nil {
+		t.Fatalf("consumer: %v", err)
+	}
+	t.Cleanup(cl.Close)
+	var (
+		mu      sync.Mutex
+		pending []publishertest.Received
+	)
+	return func(ctx context.Context, n int) ([]publishertest.Received, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for len(pending) < n {
+			fs := cl.PollFetches(ctx)
+			if err := ctx.Err(); err != nil {
+				got := pending
+				pending = nil
+				return got, fmt.Errorf("received %d of %d: %w", len(got), n, err)
+			}
+			for _, e := range fs.Errors() {
+				return nil, fmt.Errorf("consume %s: %w", topic, e.Err)
+			}
+			for _, r := range fs.Records() {
+				pending = append(pending, publishertest.Received{Headers: headerMap(r), Payload: r.Value, Key: string(r.Key)})
+			}
+		}
+		got := pending[:n:n]
+		pending = pending[n:]
+		return got, nil
+	}
+}
+
+// closedAddr returns an address on which nothing listens.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatalf("close listener: %v", err)
+	}
+	return addr
+}
