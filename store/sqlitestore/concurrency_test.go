@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -119,6 +120,11 @@ func TestHelperProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Wait for the parent's go, so that the processes claim at once.
+	fmt.Println("ready")
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
 	ids, err := drain(t.Context(), s, fmt.Sprintf("process-%d", os.Getpid()))
 	for _, id := range ids {
 		fmt.Println("claimed", id)
@@ -140,29 +146,52 @@ func TestProcessesOnOneFile(t *testing.T) {
 	if err := enqueue(ctx, s, newMsgs(rows)...); err != nil {
 		t.Fatal(err)
 	}
-	var cmds []*exec.Cmd
-	var outs []*strings.Builder
+	type child struct {
+		cmd    *exec.Cmd
+		gate   io.WriteCloser
+		out    *bufio.Reader
+		stderr *strings.Builder
+	}
+	var children []child
 	for range 2 {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
 		cmd.Env = append(os.Environ(), helperEnv+"="+path)
-		out := &strings.Builder{}
-		cmd.Stdout, cmd.Stderr = out, out
+		c := child{cmd: cmd, stderr: &strings.Builder{}}
+		cmd.Stderr = c.stderr
+		if c.gate, err = cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.out = bufio.NewReader(stdout)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		cmds, outs = append(cmds, cmd), append(outs, out)
+		children = append(children, c)
+	}
+	// Both processes have the file open before either claims.
+	for _, c := range children {
+		if line, err := c.out.ReadString('\n'); err != nil || line != "ready\n" {
+			t.Fatalf("helper process: %q, %v\n%s", line, err, c.stderr)
+		}
+	}
+	for _, c := range children {
+		fmt.Fprintln(c.gate, "go")
+		c.gate.Close()
 	}
 	var claimed []string
-	for i, cmd := range cmds {
+	for i, c := range children {
 		before := len(claimed)
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("helper process: %v\n%s", err, outs[i])
-		}
-		sc := bufio.NewScanner(strings.NewReader(outs[i].String()))
+		sc := bufio.NewScanner(c.out)
 		for sc.Scan() {
 			if id, ok := strings.CutPrefix(sc.Text(), "claimed "); ok {
 				claimed = append(claimed, id)
 			}
+		}
+		if err := c.cmd.Wait(); err != nil {
+			t.Fatalf("helper process: %v\n%s", err, c.stderr)
 		}
 		t.Logf("process %d claimed %d rows", i, len(claimed)-before)
 	}
