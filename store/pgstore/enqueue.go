@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,7 +34,7 @@ func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, msgs ...reliar.Outgoing)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	args = append(args, s.notifyChannel())
+	args[0] = s.notifyChannel()
 	if _, err := tx.Exec(ctx, s.sql.enqueue, args...); err != nil {
 		return nil, enqueueErr(err)
 	}
@@ -52,7 +53,9 @@ func (s *Store) EnqueueSQL(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgo
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	args = append(args, pgxOnlyText(s.notifyChannel()))
+	// The channel goes first: database/sql converts arguments in order, so
+	// another driver refuses it before looking at the arrays.
+	args[0] = pgxOnlyText(s.notifyChannel())
 	if _, err := tx.ExecContext(ctx, s.sql.enqueue, args...); err != nil {
 		if errors.Is(err, ErrNotPgxDriver) {
 			return nil, ErrNotPgxDriver
@@ -82,10 +85,10 @@ func (t pgxOnlyText) TextValue() (pgtype.Text, error) {
 }
 
 // Value implements driver.Valuer and always fails.
-func (t pgxOnlyText) Value() (any, error) { return nil, ErrNotPgxDriver }
+func (t pgxOnlyText) Value() (driver.Value, error) { return nil, ErrNotPgxDriver }
 
-// enqueueArgs encodes msgs into the enqueue statement's parallel arrays. It
-// fails before anything is written when one message cannot be encoded.
+// enqueueArgs encodes msgs into the enqueue statement's parallel arrays,
+// leaving the first argument, the channel, to the caller. It fails before anything is written when one message cannot be encoded.
 func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any, []reliar.MessageID, error) {
 	n := len(msgs)
 	var (
@@ -135,7 +138,7 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 		}
 		available[i] = timestamptz(r.AvailableAt)
 	}
-	args := []any{idArg, types, versions, correlations, convs, causations, requests,
+	args := []any{nil, idArg, types, versions, correlations, convs, causations, requests,
 		contentTypes, payloads, tenants, expires, keys, metadata, headers, metaVersions, available}
 	return args, ids, nil
 }

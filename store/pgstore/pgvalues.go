@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"database/sql/driver"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,7 +13,7 @@ import (
 type jsonDoc []byte
 
 // Value implements driver.Valuer: pgx sends the text of the document.
-func (d jsonDoc) Value() (any, error) {
+func (d jsonDoc) Value() (driver.Value, error) {
 	if d == nil {
 		return nil, nil
 	}

@@ -50,7 +50,7 @@ const leaseCleared = `locked_by = NULL, locked_until = NULL, lease_token = NULL`
 const pending = `published_at IS NULL AND dead_at IS NULL`
 
 // The enqueue statement inserts any number of rows from parallel arrays in
-// one round trip, then notifies the table's channel unless $17 is empty. The
+// one round trip, then notifies the table's channel, $1, unless it is empty. The
 // notification is delivered when the caller's transaction commits.
 const enqueueSQL = `WITH ins AS (
     INSERT INTO {{table}} (id, message_type, message_version, correlation_id,
@@ -61,16 +61,16 @@ const enqueueSQL = `WITH ins AS (
         u.conversation_id, u.causation_id, u.request_id, u.content_type, u.payload,
         u.tenant_id, u.expires_at, u.ordering_key, u.metadata, u.headers,
         u.metadata_version, coalesce(u.available_at, now())
-    FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::text[], $5::uuid[],
-        $6::uuid[], $7::uuid[], $8::text[], $9::bytea[], $10::text[],
-        $11::timestamptz[], $12::text[], $13::jsonb[], $14::jsonb[], $15::int4[],
-        $16::timestamptz[]) WITH ORDINALITY
+    FROM unnest($2::uuid[], $3::text[], $4::int4[], $5::text[], $6::uuid[],
+        $7::uuid[], $8::uuid[], $9::text[], $10::bytea[], $11::text[],
+        $12::timestamptz[], $13::text[], $14::jsonb[], $15::jsonb[], $16::int4[],
+        $17::timestamptz[]) WITH ORDINALITY
         AS u(id, message_type, message_version, correlation_id, conversation_id,
         causation_id, request_id, content_type, payload, tenant_id, expires_at,
         ordering_key, metadata, headers, metadata_version, available_at, ord)
     ORDER BY u.ord
 )
-SELECT pg_notify(c.ch, '') FROM (VALUES ($17::text)) AS c(ch) WHERE c.ch <> ''`
+SELECT pg_notify(c.ch, '') FROM (VALUES ($1::text)) AS c(ch) WHERE c.ch <> ''`
 
 // The claim: a CTE that locks due rows with SKIP LOCKED feeding an UPDATE
 // that leases them (or, past MaxClaims, kills them) and returns them. The
@@ -78,7 +78,7 @@ SELECT pg_notify(c.ch, '') FROM (VALUES ($17::text)) AS c(ch) WHERE c.ch <> ''`
 // Acquire returns. $1 batch size, $2 worker, $3 lease in microseconds, $4
 // MaxClaims (0 disables). %PERKEY% is replaced by the per-key predicate or
 // nothing.
-const claimSQL = `WITH due AS (
+const claimSQL = `WITH due AS MATERIALIZED (
     SELECT c.id, c.last_claimed_at AS prev_claimed_at,
         (c.locked_until IS NOT NULL) AS reclaimed,
         ($4::int4 > 0 AND c.lapsed_claims >= $4::int4) AS exhausted
@@ -159,32 +159,39 @@ const extendSQL = `UPDATE {{table}} o SET
 FROM unnest($1::uuid[], $2::uuid[]) AS u(id, token)
 WHERE o.id = u.id AND o.lease_token = u.token`
 
-// The purge statements: each bounded by $2 (or $1), each outer statement
-// repeating its subselect's predicate so that a row changed between the
-// subselect and the write is left alone.
-const purgePublishedSQL = `DELETE FROM {{table}} WHERE id IN (
+// The purge statements: each bounded by its LIMIT, the batch chosen once
+// in a materialized CTE, and each outer statement repeating the CTE's
+// predicate, so that a row changed between the choice and the write is left
+// alone.
+const purgePublishedSQL = `WITH batch AS MATERIALIZED (
     SELECT id FROM {{table}}
     WHERE published_at IS NOT NULL AND published_at < now() - $1::int8 * interval '1 microsecond'
     ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-  AND published_at IS NOT NULL AND published_at < now() - $1::int8 * interval '1 microsecond'`
+DELETE FROM {{table}} o USING batch
+WHERE o.id = batch.id
+  AND o.published_at IS NOT NULL AND o.published_at < now() - $1::int8 * interval '1 microsecond'`
 
-const purgeDeadSQL = `DELETE FROM {{table}} WHERE id IN (
+const purgeDeadSQL = `WITH batch AS MATERIALIZED (
     SELECT id FROM {{table}}
     WHERE dead_at IS NOT NULL AND dead_at < now() - $1::int8 * interval '1 microsecond'
     ORDER BY dead_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-  AND dead_at IS NOT NULL AND dead_at < now() - $1::int8 * interval '1 microsecond'`
+DELETE FROM {{table}} o USING batch
+WHERE o.id = batch.id
+  AND o.dead_at IS NOT NULL AND o.dead_at < now() - $1::int8 * interval '1 microsecond'`
 
-const purgeExpiredSQL = `UPDATE {{table}} SET
-    dead_at = now(), dead_reason = 'expired',
-    last_error = coalesce(last_error, 'expired before publication'),
-    ` + leaseCleared + `, updated_at = now()
-WHERE id IN (
+const purgeExpiredSQL = `WITH batch AS MATERIALIZED (
     SELECT id FROM {{table}}
     WHERE expires_at <= now() AND ` + pending + `
       AND (locked_until IS NULL OR locked_until <= now())
     ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-  AND expires_at <= now() AND ` + pending + `
-  AND (locked_until IS NULL OR locked_until <= now())`
+UPDATE {{table}} o SET
+    dead_at = now(), dead_reason = 'expired',
+    last_error = coalesce(o.last_error, 'expired before publication'),
+    ` + leaseCleared + `, updated_at = now()
+FROM batch
+WHERE o.id = batch.id
+  AND o.expires_at <= now() AND o.published_at IS NULL AND o.dead_at IS NULL
+  AND (o.locked_until IS NULL OR o.locked_until <= now())`
 
 // statsSQL partitions the pending rows (read through the pending partial
 // index) and counts dead rows (through the dead partial index).
