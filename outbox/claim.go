@@ -94,8 +94,10 @@ func (l *loop) onAcquired(r acquireResult, now time.Time) {
 	if n := len(b.DeadMaxClaims); n > 0 {
 		l.d.metrics.Dead(DeadMaxClaims, n)
 	}
+	tracked := make([]trackedRow, len(b.Records)) // one allocation per claim
 	for i := range b.Records {
-		row := &trackedRow{rec: b.Records[i], probe: r.probe}
+		row := &tracked[i]
+		row.rec, row.probe = b.Records[i], r.probe
 		l.rows[row.rec.Lease()] = row
 		if row.rec.Reclaimed {
 			l.log.Info("reclaimed a row whose lease lapsed", "id", row.rec.Envelope.ID, "lapsed_claims", row.rec.LapsedClaims)

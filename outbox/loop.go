@@ -130,7 +130,13 @@ func (l *loop) run(ctx context.Context) error {
 		case r := <-l.acquireCh:
 			l.onAcquired(r, time.Now())
 		case r := <-l.publishCh:
-			l.onPublished(r, time.Now())
+			now := time.Now()
+			l.onPublished(r, now)
+			// Take every other result already waiting, so their outcomes
+			// share one write.
+			for range len(l.publishCh) {
+				l.onPublished(<-l.publishCh, now)
+			}
 		case r := <-l.writeCh:
 			l.onWritten(r, time.Now())
 		case r := <-l.renewCh:

@@ -11,9 +11,13 @@ import (
 	"github.com/reliar/reliar"
 )
 
+// publishResult reports one publish call: a single row (lease, err) or a
+// batch (leases, errs, one error per lease; nil is success).
 type publishResult struct {
+	lease  Lease
+	err    error
 	leases []Lease
-	errs   []error // one per lease; nil is success
+	errs   []error
 	took   time.Duration
 }
 
@@ -59,21 +63,24 @@ func (l *loop) startPublishes() {
 		}
 		batch := l.queue[:n:n]
 		l.queue = l.queue[n:]
+		l.publishing += n
+		l.wg.Add(1)
+		// Publish goroutines read the envelope only; the loop never
+		// writes a row's record after the claim, so they may share it.
+		if l.d.batchPub == nil {
+			row := batch[0]
+			row.state = rowPublishing
+			go l.publishOne(row.rec.Lease(), &row.rec.Envelope)
+			continue
+		}
 		leases := make([]Lease, n)
 		envs := make([]*reliar.SerializedEnvelope, n)
 		for i, row := range batch {
 			row.state = rowPublishing
 			leases[i] = row.rec.Lease()
-			env := row.rec.Envelope // a copy: the goroutine never shares the row
-			envs[i] = &env
+			envs[i] = &row.rec.Envelope
 		}
-		l.publishing += n
-		l.wg.Add(1)
-		if l.d.batchPub == nil {
-			go l.publishOne(leases[0], envs[0])
-		} else {
-			go l.publishBatch(leases, envs)
-		}
+		go l.publishBatch(leases, envs)
 	}
 	if len(l.queue) == 0 {
 		l.queue = nil
@@ -84,7 +91,7 @@ func (l *loop) publishOne(lease Lease, env *reliar.SerializedEnvelope) {
 	defer l.wg.Done()
 	start := time.Now()
 	err := l.callPublish(env)
-	l.publishCh <- publishResult{leases: []Lease{lease}, errs: []error{err}, took: time.Since(start)}
+	l.publishCh <- publishResult{lease: lease, err: err, took: time.Since(start)}
 }
 
 func (l *loop) publishBatch(leases []Lease, envs []*reliar.SerializedEnvelope) {
@@ -143,52 +150,59 @@ func (l *loop) callBatch(envs []*reliar.SerializedEnvelope) (errs []error, panic
 // onPublished turns publish results into outcomes waiting to be written.
 // Results of rows no longer publishing (cut off at drain) are ignored.
 func (l *loop) onPublished(r publishResult, now time.Time) {
-	for i, lease := range r.leases {
-		row := l.rows[lease]
-		if row == nil || row.state != rowPublishing {
-			continue
-		}
-		l.publishing--
-		env := &row.rec.Envelope
-		err := r.errs[i]
-		if err == nil {
-			l.d.metrics.Published(env.MessageType, r.took)
-			if l.breaker.success() {
-				l.log.Info("circuit breaker closed: a publish succeeded")
-				l.d.metrics.BreakerOpen(false)
-				l.d.updateHealth(func(h *Health) { h.BreakerOpen = false })
-				l.nextClaim = now
-			}
-			l.resolve(row, true, now)
-			continue
-		}
-		kind := reliar.KindOf(err)
-		var pe *PanicError
-		isPanic := errors.As(err, &pe)
-		l.d.metrics.PublishFailed(env.MessageType, kind, r.took)
-		if (kind == reliar.FailureTransient || isPanic) && l.breaker.failure(env.ID) {
-			l.log.Warn("circuit breaker open: too many consecutive transient publish failures; probing", "threshold", l.s.BreakerThreshold, "probe_every", l.s.IdlePollInterval)
-			l.d.metrics.BreakerOpen(true)
-			l.d.updateHealth(func(h *Health) { h.BreakerOpen = true })
-			l.nextClaim = now.Add(l.s.IdlePollInterval)
-		}
-		if l.breaker.open && kind == reliar.FailureTransient {
-			// The broker is down, not the message: record nothing.
-			l.release(row)
-			continue
-		}
-		d := l.s.Retry.Decide(Failure{Err: err, Kind: kind, Attempts: row.rec.Attempts, MessageType: env.MessageType})
-		row.fail = FailedOutcome{Lease: lease, Error: SanitizeError(err.Error())}
-		row.kind = kind
-		if d.Dead() {
-			row.fail.DeadReason = d.Reason
-			l.log.Warn("publish failed; moving to dead", "id", env.ID, "type", env.MessageType, "reason", d.Reason, "attempt", env.Attempt, "error", err)
-		} else {
-			row.fail.RetryAfter = d.Delay
-			l.log.Info("publish failed; will retry", "id", env.ID, "type", env.MessageType, "kind", kind.String(), "attempt", env.Attempt, "delay", d.Delay, "error", err)
-		}
-		l.resolve(row, false, now)
+	if r.leases == nil {
+		l.onPublishedRow(r.lease, r.err, r.took, now)
+		return
 	}
+	for i, lease := range r.leases {
+		l.onPublishedRow(lease, r.errs[i], r.took, now)
+	}
+}
+
+func (l *loop) onPublishedRow(lease Lease, err error, took time.Duration, now time.Time) {
+	row := l.rows[lease]
+	if row == nil || row.state != rowPublishing {
+		return
+	}
+	l.publishing--
+	env := &row.rec.Envelope
+	if err == nil {
+		l.d.metrics.Published(env.MessageType, took)
+		if l.breaker.success() {
+			l.log.Info("circuit breaker closed: a publish succeeded")
+			l.d.metrics.BreakerOpen(false)
+			l.d.updateHealth(func(h *Health) { h.BreakerOpen = false })
+			l.nextClaim = now
+		}
+		l.resolve(row, true, now)
+		return
+	}
+	kind := reliar.KindOf(err)
+	var pe *PanicError
+	isPanic := errors.As(err, &pe)
+	l.d.metrics.PublishFailed(env.MessageType, kind, took)
+	if (kind == reliar.FailureTransient || isPanic) && l.breaker.failure(env.ID) {
+		l.log.Warn("circuit breaker open: too many consecutive transient publish failures; probing", "threshold", l.s.BreakerThreshold, "probe_every", l.s.IdlePollInterval)
+		l.d.metrics.BreakerOpen(true)
+		l.d.updateHealth(func(h *Health) { h.BreakerOpen = true })
+		l.nextClaim = now.Add(l.s.IdlePollInterval)
+	}
+	if l.breaker.open && kind == reliar.FailureTransient {
+		// The broker is down, not the message: record nothing.
+		l.release(row)
+		return
+	}
+	d := l.s.Retry.Decide(Failure{Err: err, Kind: kind, Attempts: row.rec.Attempts, MessageType: env.MessageType})
+	row.fail = FailedOutcome{Lease: lease, Error: SanitizeError(err.Error())}
+	row.kind = kind
+	if d.Dead() {
+		row.fail.DeadReason = d.Reason
+		l.log.Warn("publish failed; moving to dead", "id", env.ID, "type", env.MessageType, "reason", d.Reason, "attempt", env.Attempt, "error", err)
+	} else {
+		row.fail.RetryAfter = d.Delay
+		l.log.Info("publish failed; will retry", "id", env.ID, "type", env.MessageType, "kind", kind.String(), "attempt", env.Attempt, "delay", d.Delay, "error", err)
+	}
+	l.resolve(row, false, now)
 }
 
 func (l *loop) resolve(row *trackedRow, ok bool, now time.Time) {

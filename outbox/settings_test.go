@@ -34,7 +34,9 @@ func TestSettingsConfigErrors(t *testing.T) {
 		{"nil retry policy", func(s *outbox.Settings) { s.Retry = nil }, outbox.Capabilities{}, "Retry"},
 		{"jitter above one", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Jitter = 1.5 }) }, outbox.Capabilities{}, "Retry.Jitter"},
 		{"negative jitter", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Jitter = -0.1 }) }, outbox.Capabilities{}, "Retry.Jitter"},
-		{"NaN jitter", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Jitter = math.NaN() }) }, outbox.Capabilities{}, "Retry.Jitter"},
+		{"NaN jitter", func(s *outbox.Settings) {
+			s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Jitter = math.NaN() })
+		}, outbox.Capabilities{}, "Retry.Jitter"},
 		{"zero max attempts", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.MaxAttempts = 0 }) }, outbox.Capabilities{}, "Retry.MaxAttempts"},
 		{"zero base", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Base = 0 }) }, outbox.Capabilities{}, "Retry.Base"},
 		{"pointer backoff validated too", func(s *outbox.Settings) {

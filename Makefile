@@ -1,0 +1,33 @@
+# Reliar's build. `make test` is what CI runs: it starts (or installs) every
+# service the tests need, vets every module, checks module hygiene and runs
+# every module's tests with the race detector.
+
+SHELL := /bin/bash
+GO ?= go
+TESTFLAGS ?= -race -count=1 -timeout 30m
+MODULES = $(shell $(GO) list -m -f '{{.Dir}}')
+
+.PHONY: test services vet fmt hygiene unit bench cover
+
+test: services fmt vet hygiene unit
+
+services:
+	@bash scripts/services.sh
+
+fmt:
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
+
+vet:
+	@set -e; for m in $(MODULES); do echo "vet $$m"; (cd $$m && $(GO) vet ./...); done
+
+hygiene:
+	@bash scripts/hygiene.sh
+
+unit:
+	@set -e; for m in $(MODULES); do echo "test $$m"; (cd $$m && $(GO) test $(TESTFLAGS) ./...); done
+
+cover:
+	@set -e; for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 -cover ./...); done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./outbox/
