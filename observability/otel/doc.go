@@ -1,0 +1,2 @@
+// Package otel connects Reliar to OpenTelemetry: metrics, and claim and publish spans.
+package otel

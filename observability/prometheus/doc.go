@@ -1,0 +1,2 @@
+// Package prometheus exports Reliar's outbox metrics to Prometheus.
+package prometheus
