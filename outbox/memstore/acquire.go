@@ -29,6 +29,7 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 	if req.Ordering == outbox.PerKey {
 		candidates = s.heads
 	}
+	batch.Records = make([]outbox.Record, 0, min(req.BatchSize, candidates.Len()))
 	for batch.Len() < req.BatchSize {
 		r := candidates.peek()
 		if r == nil || r.availableAt.After(now) {

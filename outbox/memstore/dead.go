@@ -20,7 +20,7 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matches []*row
-	for _, r := range s.dead.rows {
+	for _, r := range s.dead.all() {
 		if r.seq > q.AfterSequence && deadMatches(r, q) {
 			matches = append(matches, r)
 		}
@@ -84,7 +84,7 @@ func (s *Store) RetryDead(ctx context.Context, ids []reliar.MessageID) (int64, e
 		r.attempts = 0
 		r.lapsedClaims = 0
 		if r.expired(now) {
-			r.setExpiresAt(nil)
+			r.expiresAt = nil
 		}
 		s.move(r, ready)
 		n++

@@ -42,8 +42,13 @@ func (s *Store) InsertRow(r outbox.Row) error {
 	return s.insertRows([]outbox.Row{r})
 }
 
-// insertRows stores encoded rows, all or none, and wakes the listeners.
+// insertRows stores encoded rows, all or none, and wakes the listeners. The
+// rows are decoded before the lock is taken, so claims only copy.
 func (s *Store) insertRows(encoded []outbox.Row) error {
+	rows := make([]*row, len(encoded))
+	for i, enc := range encoded {
+		rows[i] = newRow(enc)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seen := make(map[reliar.MessageID]struct{}, len(encoded))
@@ -56,9 +61,10 @@ func (s *Store) insertRows(encoded []outbox.Row) error {
 		seen[r.ID] = struct{}{}
 	}
 	now := s.now()
-	for _, enc := range encoded {
-		s.insert(newRow(enc, s.nextSeq, now))
+	for _, r := range rows {
+		r.place(s.nextSeq, now)
 		s.nextSeq++
+		s.insert(r)
 	}
 	if len(encoded) > 0 {
 		s.notify()

@@ -15,38 +15,55 @@ const (
 )
 
 // rowHeap is a binary heap of rows that keeps each row's position up to date,
-// so that any row can be removed or re-ordered in O(log n).
+// so that any row can be removed or re-ordered in O(log n). Each entry holds
+// its sort key, taken when the row is added, so sifting compares entries
+// without touching the rows themselves.
 type rowHeap struct {
-	rows []*row
-	slot int
-	less func(a, b *row) bool
+	entries []entry
+	slot    int
+	key     func(r *row) (int64, int64)
 }
 
-func newRowHeap(slot int, less func(a, b *row) bool) *rowHeap {
-	return &rowHeap{slot: slot, less: less}
+// entry is a row and its sort key: a time in Unix nanoseconds, then the
+// row's sequence.
+type entry struct {
+	at, seq int64
+	r       *row
 }
 
-func (h *rowHeap) Len() int           { return len(h.rows) }
-func (h *rowHeap) Less(i, j int) bool { return h.less(h.rows[i], h.rows[j]) }
+func newRowHeap(slot int, key func(r *row) (int64, int64)) *rowHeap {
+	return &rowHeap{slot: slot, key: key}
+}
+
+func (h *rowHeap) Len() int { return len(h.entries) }
+
+func (h *rowHeap) Less(i, j int) bool {
+	a, b := &h.entries[i], &h.entries[j]
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
 
 func (h *rowHeap) Swap(i, j int) {
-	h.rows[i], h.rows[j] = h.rows[j], h.rows[i]
-	h.rows[i].idx[h.slot] = i
-	h.rows[j].idx[h.slot] = j
+	h.entries[i], h.entries[j] = h.entries[j], h.entries[i]
+	h.entries[i].r.idx[h.slot] = i
+	h.entries[j].r.idx[h.slot] = j
 }
 
 // Push and Pop implement heap.Interface; use add and remove instead.
 func (h *rowHeap) Push(x any) {
 	r := x.(*row)
-	r.idx[h.slot] = len(h.rows)
-	h.rows = append(h.rows, r)
+	at, seq := h.key(r)
+	r.idx[h.slot] = len(h.entries)
+	h.entries = append(h.entries, entry{at: at, seq: seq, r: r})
 }
 
 func (h *rowHeap) Pop() any {
-	n := len(h.rows) - 1
-	r := h.rows[n]
-	h.rows[n] = nil
-	h.rows = h.rows[:n]
+	n := len(h.entries) - 1
+	r := h.entries[n].r
+	h.entries[n] = entry{}
+	h.entries = h.entries[:n]
 	r.idx[h.slot] = -1
 	return r
 }
@@ -65,47 +82,25 @@ func (h *rowHeap) remove(r *row) {
 	}
 }
 
-// fix restores the heap order after r's sort key changed.
-func (h *rowHeap) fix(r *row) {
-	if i := r.idx[h.slot]; i >= 0 {
-		heap.Fix(h, i)
-	}
-}
-
 // peek returns the smallest row, or nil when the heap is empty.
 func (h *rowHeap) peek() *row {
-	if len(h.rows) == 0 {
+	if len(h.entries) == 0 {
 		return nil
 	}
-	return h.rows[0]
+	return h.entries[0].r
 }
 
-func byAvailable(a, b *row) bool {
-	if !a.availableAt.Equal(b.availableAt) {
-		return a.availableAt.Before(b.availableAt)
+// all returns the rows of the heap, in no particular order.
+func (h *rowHeap) all() []*row {
+	out := make([]*row, len(h.entries))
+	for i := range h.entries {
+		out[i] = h.entries[i].r
 	}
-	return a.seq < b.seq
+	return out
 }
 
-func byLockedUntil(a, b *row) bool {
-	if !a.lockedUntil.Equal(b.lockedUntil) {
-		return a.lockedUntil.Before(b.lockedUntil)
-	}
-	return a.seq < b.seq
-}
-
-func bySequence(a, b *row) bool { return a.seq < b.seq }
-
-func byPublishedAt(a, b *row) bool {
-	if !a.publishedAt.Equal(b.publishedAt) {
-		return a.publishedAt.Before(b.publishedAt)
-	}
-	return a.seq < b.seq
-}
-
-func byDeadAt(a, b *row) bool {
-	if !a.deadAt.Equal(b.deadAt) {
-		return a.deadAt.Before(b.deadAt)
-	}
-	return a.seq < b.seq
-}
+func byAvailable(r *row) (int64, int64)   { return r.availableAt.UnixNano(), r.seq }
+func byLockedUntil(r *row) (int64, int64) { return r.lockedUntil.UnixNano(), r.seq }
+func bySequence(r *row) (int64, int64)    { return r.seq, 0 }
+func byPublishedAt(r *row) (int64, int64) { return r.publishedAt.UnixNano(), r.seq }
+func byDeadAt(r *row) (int64, int64)      { return r.deadAt.UnixNano(), r.seq }

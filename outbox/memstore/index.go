@@ -102,7 +102,7 @@ func (s *Store) refreshHead(key string) {
 	}
 	var want *row
 	if h := s.keys[key]; h != nil {
-		if top := h.peek(); top.state == ready {
+		if top := h.peek(); top != nil && top.state == ready {
 			want = top
 		}
 	}

@@ -57,22 +57,17 @@ type row struct {
 	state state
 	idx   [numIndexes]int
 
-	// decoded caches the result of decoding enc, which never changes.
-	decoded   bool
+	// env and decodeErr cache the result of decoding enc, done once when
+	// the row is made, outside the store's lock.
 	env       reliar.SerializedEnvelope
 	decodeErr error
 }
 
-func newRow(enc outbox.Row, seq int64, now time.Time) *row {
-	r := &row{enc: enc, seq: seq, availableAt: now, createdAt: enc.CreatedAt}
-	r.enc.Sequence = seq
-	if enc.AvailableAt != nil {
-		r.availableAt = *enc.AvailableAt
-	}
-	if r.createdAt.IsZero() {
-		r.createdAt = now
-	}
-	r.enc.CreatedAt = r.createdAt
+// newRow makes a row of enc and decodes it; the store files it later with
+// place, under its lock.
+func newRow(enc outbox.Row) *row {
+	r := &row{enc: enc}
+	r.env, r.decodeErr = r.enc.Envelope()
 	if enc.OrderingKey != nil {
 		r.key = *enc.OrderingKey
 	}
@@ -84,6 +79,21 @@ func newRow(enc outbox.Row, seq int64, now time.Time) *row {
 		r.idx[i] = -1
 	}
 	return r
+}
+
+// place gives a new row its sequence and its store-clock defaults.
+func (r *row) place(seq int64, now time.Time) {
+	r.seq = seq
+	r.enc.Sequence = seq
+	r.availableAt = now
+	if r.enc.AvailableAt != nil {
+		r.availableAt = *r.enc.AvailableAt
+	}
+	r.createdAt = r.enc.CreatedAt
+	if r.createdAt.IsZero() {
+		r.createdAt = now
+	}
+	r.enc.CreatedAt = r.createdAt
 }
 
 func (r *row) pending() bool { return r.state == ready || r.state == leased || r.state == parked }
@@ -106,26 +116,16 @@ func (r *row) clearLease() {
 	r.token = uuid.Nil
 }
 
-// envelope decodes the row (once) and returns a copy of the envelope with the
-// row's current attempt number.
+// envelope returns a copy of the decoded envelope with the row's sequence,
+// creation time and current attempt number.
 func (r *row) envelope() (reliar.SerializedEnvelope, error) {
-	if !r.decoded {
-		r.env, r.decodeErr = r.enc.Envelope()
-		r.decoded = true
-	}
 	if r.decodeErr != nil {
 		return reliar.SerializedEnvelope{}, r.decodeErr
 	}
 	e := r.env
 	e.Headers = maps.Clone(e.Headers)
+	e.Sequence = r.seq
+	e.CreatedAt = r.createdAt
 	e.Attempt = r.attempts + 1
 	return e, nil
-}
-
-// setExpiresAt changes the expiry column and forgets the decoded envelope,
-// which carries it.
-func (r *row) setExpiresAt(t *time.Time) {
-	r.expiresAt = t
-	r.enc.ExpiresAt = t
-	r.decoded = false
 }

@@ -138,8 +138,9 @@ func deadListPages(f *fixture) {
 	if !slices.Equal(got, all) {
 		f.t.Fatalf("pages = %v, want %v", got, all)
 	}
-	// A page exactly filled by the last rows still returns a cursor; the
-	// page after it is empty.
+	// A page one row short of full has no cursor; a page exactly filled by
+	// the last rows still has one, and the page after it is empty.
+	f.cursor("page one row short of full", f.listDead(outbox.DeadQuery{Limit: 8}), nil)
 	p := f.listDead(outbox.DeadQuery{Limit: 7})
 	last := f.inspect(all[6]).Sequence
 	f.cursor("page filled by the last rows", p, &last)
