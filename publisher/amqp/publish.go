@@ -1,0 +1,140 @@
+package amqp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	amqp091 "github.com/rabbitmq/amqp091-go"
+	"github.com/reliar/reliar"
+)
+
+// Publish publishes env, mandatory and persistent, and waits for the
+// broker's confirmation. An ack means the broker routed the message to
+// every bound queue and, for durable queues, wrote it to disk; a
+// basic.return before the ack (no queue bound) fails permanently with a
+// [*ReturnError]; a nack fails transiently.
+func (p *Publisher) Publish(ctx context.Context, env *reliar.SerializedEnvelope) error {
+	return p.PublishBatch(ctx, []*reliar.SerializedEnvelope{env})[0]
+}
+
+// PublishBatch publishes every envelope on one channel, then waits for
+// all their confirmations. It returns one result per envelope, in order;
+// an envelope still unconfirmed when ctx ends gets ctx's error (its outcome
+// is unknown).
+func (p *Publisher) PublishBatch(ctx context.Context, envs []*reliar.SerializedEnvelope) []error {
+	results := make([]error, len(envs))
+	if len(envs) == 0 {
+		return results
+	}
+	if err := ctx.Err(); err != nil {
+		return fill(results, envs, func(env *reliar.SerializedEnvelope) error {
+			return fmt.Errorf("amqp: publish %s: %w", env.ID, err)
+		})
+	}
+	c, err := p.acquire(ctx)
+	if err != nil {
+		return fill(results, envs, func(env *reliar.SerializedEnvelope) error {
+			return fmt.Errorf("amqp: publish %s: %w", env.ID, err)
+		})
+	}
+	defer p.put(c)
+	for start := 0; start < len(envs); start += returnWindow {
+		end := min(start+returnWindow, len(envs))
+		p.publishWindow(ctx, c, envs[start:end], results[start:end])
+	}
+	return results
+}
+
+// fill sets every result to f(env) and returns results.
+func fill(results []error, envs []*reliar.SerializedEnvelope, f func(*reliar.SerializedEnvelope) error) []error {
+	for i, env := range envs {
+		results[i] = f(env)
+	}
+	return results
+}
+
+// inflight is one message published and awaiting its confirmation.
+type inflight struct {
+	index int
+	env   *reliar.SerializedEnvelope
+	key   string
+	dc    *amqp091.DeferredConfirmation
+}
+
+// publishWindow publishes at most returnWindow envelopes on c, then
+// waits for their confirmations, writing one result per envelope.
+func (p *Publisher) publishWindow(ctx context.Context, c *channel, envs []*reliar.SerializedEnvelope, results []error) {
+	var pending []inflight
+	for i, env := range envs {
+		if env == nil {
+			results[i] = reliar.Permanent(errors.New("amqp: nil envelope"))
+			continue
+		}
+		key, msg, err := p.message(env)
+		if err != nil {
+			results[i] = err
+			continue
+		}
+		if c.closed() {
+			results[i] = failed(env, c.closeErr)
+			continue
+		}
+		dc, err := c.ch.PublishWithDeferredConfirmWithContext(ctx, p.cfg.exchange, key, true, false, msg)
+		if err != nil {
+			if ctx.Err() == nil && c.closed() {
+				err = c.closeErr
+			}
+			results[i] = failed(env, err)
+			continue
+		}
+		pending = append(pending, inflight{index: i, env: env, key: key, dc: dc})
+	}
+	for n, f := range pending {
+		select {
+		case <-f.dc.Done():
+			results[f.index] = p.outcome(c, f)
+		case <-ctx.Done():
+			// The rest are abandoned unconfirmed: their outcome is unknown
+			// and c may still receive their confirmations, so it is not
+			// reused.
+			c.dirty = true
+			for _, g := range pending[n:] {
+				select {
+				case <-g.dc.Done():
+					results[g.index] = p.outcome(c, g)
+				default:
+					results[g.index] = fmt.Errorf("amqp: publish %s: outcome unknown: %w", g.env.ID, ctx.Err())
+				}
+			}
+			return
+		}
+	}
+}
+
+// outcome turns the confirmation of f into its result.
+func (p *Publisher) outcome(c *channel, f inflight) error {
+	id := f.env.ID.String()
+	if f.dc.Acked() {
+		// A return precedes its message's ack on the wire, and amqp091
+		// delivers it before it resolves the ack.
+		c.drainReturns()
+		r, returned := c.returned[id]
+		if !returned {
+			return nil
+		}
+		delete(c.returned, id)
+		return &ReturnError{ID: f.env.ID, ReplyCode: r.ReplyCode, ReplyText: r.ReplyText, Exchange: r.Exchange, RoutingKey: r.RoutingKey}
+	}
+	if c.closed() {
+		// The broker closed the channel (or the connection) before it
+		// confirmed the message; amqp091 nacks what was pending.
+		return failed(f.env, c.closeErr)
+	}
+	return fmt.Errorf("amqp: publish %s: %w", f.env.ID, ErrNacked)
+}
+
+// failed wraps err with the message id and classifies it.
+func failed(env *reliar.SerializedEnvelope, err error) error {
+	return classify(fmt.Errorf("amqp: publish %s: %w", env.ID, err))
+}
