@@ -45,12 +45,24 @@ func (p *Publisher) dial(ctx context.Context) (*amqp091.Connection, chan *amqp09
 		err = ctx.Err()
 	}
 	if err != nil {
-		if cerr := context.Cause(ctx); cerr != nil {
+		if cerr := deadlineErr(ctx); cerr != nil {
 			err = fmt.Errorf("%w (%w)", err, cerr)
 		}
 		return nil, nil, classify(fmt.Errorf("amqp: connect: %w", err))
 	}
 	return conn, conn.NotifyClose(make(chan *amqp091.Error, 1)), nil
+}
+
+// deadlineErr returns ctx's error, or context.DeadlineExceeded once its
+// deadline passed: the socket deadline can fire a moment before ctx ends.
+func deadlineErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // supervise waits for the connection to close, then reconnects with

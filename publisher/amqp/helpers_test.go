@@ -194,3 +194,38 @@ func timeout(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// bareExchange declares a fresh topic exchange with no queue bound,
+// deleted when the test ends.
+func bareExchange(t testing.TB) string {
+	t.Helper()
+	conn, err := amqp091.Dial(brokerURL)
+	if err != nil {
+		t.Fatalf("RabbitMQ at %s: %v", brokerURL, err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatalf("channel: %v", err)
+	}
+	name := uniqueName("bare")
+	if err := ch.ExchangeDeclare(name, amqp091.ExchangeTopic, true, false, false, false, nil); err != nil {
+		t.Fatalf("declare exchange: %v", err)
+	}
+	t.Cleanup(func() {
+		conn, err := amqp091.Dial(brokerURL)
+		if err != nil {
+			t.Errorf("cleanup: %v", err)
+			return
+		}
+		defer conn.Close()
+		ch, err := conn.Channel()
+		if err == nil {
+			err = ch.ExchangeDelete(name, false, false)
+		}
+		if err != nil {
+			t.Errorf("delete exchange %s: %v", name, err)
+		}
+	})
+	return name
+}

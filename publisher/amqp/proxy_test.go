@@ -182,4 +182,3 @@ func (p *proxy) shutdown() {
 	p.cut()
 	p.wg.Wait()
 }
-

@@ -1,0 +1,102 @@
+package amqp_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	amqp091 "github.com/rabbitmq/amqp091-go"
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/publisher/amqp"
+)
+
+func TestNewValidatesOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		url  string
+		opts []amqp.Option
+	}{
+		{"nil option", brokerURL, []amqp.Option{nil}},
+		{"nil routing key func", brokerURL, []amqp.Option{amqp.RoutingKeyFunc(nil)}},
+		{"long exchange", brokerURL, []amqp.Option{amqp.Exchange(strings.Repeat("x", 256))}},
+		{"pool size 0", brokerURL, []amqp.Option{amqp.PoolSize(0)}},
+		{"dial timeout 0", brokerURL, []amqp.Option{amqp.DialTimeout(0)}},
+		{"heartbeat under 1s", brokerURL, []amqp.Option{amqp.Heartbeat(time.Millisecond)}},
+		{"backoff min 0", brokerURL, []amqp.Option{amqp.ReconnectBackoff(0, time.Second)}},
+		{"backoff max below min", brokerURL, []amqp.Option{amqp.ReconnectBackoff(time.Second, time.Millisecond)}},
+		{"nil logger", brokerURL, []amqp.Option{amqp.Logger(nil)}},
+		{"bad url scheme", "http://127.0.0.1:5672/", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := amqp.New(t.Context(), tc.url, tc.opts...)
+			if !errors.Is(err, amqp.ErrInvalidOption) || p != nil {
+				t.Fatalf("New = %v, %v; want ErrInvalidOption", p, err)
+			}
+		})
+	}
+}
+
+func TestNewAcceptsOptions(t *testing.T) {
+	t.Parallel()
+	top := newTopology(t, everything)
+	p := newPublisher(t, brokerURL,
+		amqp.Exchange(top.exchange),
+		amqp.PoolSize(2),
+		amqp.DialTimeout(5*time.Second),
+		amqp.Heartbeat(5*time.Second),
+		amqp.ReconnectBackoff(50*time.Millisecond, time.Second),
+	)
+	if err := p.Publish(timeout(t), envelope(1, "orders.placed")); err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	top.receive(t, 1)
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err       error
+		permanent bool
+	}{
+		{&amqp091.Error{Code: amqp091.NotFound, Reason: "NOT_FOUND - no exchange"}, true},
+		{&amqp091.Error{Code: amqp091.AccessRefused, Reason: "ACCESS_REFUSED"}, true},
+		{&amqp091.Error{Code: amqp091.PreconditionFailed, Reason: "PRECONDITION_FAILED - message size"}, true},
+		{fmt.Errorf("wrapped: %w", &amqp091.Error{Code: amqp091.NotFound}), true},
+		{amqp091.ErrClosed, false},
+		{&amqp091.Error{Code: amqp091.ConnectionForced, Reason: "CONNECTION_FORCED - shutdown"}, false},
+		{&amqp091.Error{Code: amqp091.FrameError, Reason: "read: connection reset"}, false},
+		{&amqp091.Error{Code: amqp091.ResourceError}, false},
+		{amqp.ErrNacked, false},
+		{amqp.ErrNotConnected, false},
+		{errors.New("i/o timeout"), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.err.Error(), func(t *testing.T) {
+			got := amqp.Classify(tc.err)
+			if !errors.Is(got, tc.err) {
+				t.Fatalf("Classify(%v) lost the original error", tc.err)
+			}
+			if reliar.IsPermanent(got) != tc.permanent {
+				t.Fatalf("IsPermanent(Classify(%v)) = %v, want %v", tc.err, !tc.permanent, tc.permanent)
+			}
+		})
+	}
+	if amqp.Classify(nil) != nil {
+		t.Fatal("Classify(nil) != nil")
+	}
+}
+
+func TestReturnError(t *testing.T) {
+	t.Parallel()
+	e := &amqp.ReturnError{ReplyCode: amqp091.NoRoute, ReplyText: "NO_ROUTE", Exchange: "x", RoutingKey: "k"}
+	if !errors.Is(e, amqp.ErrUnroutable) || !reliar.IsPermanent(e) {
+		t.Fatalf("%v: want a permanent ErrUnroutable", e)
+	}
+	if s := e.Error(); !strings.Contains(s, "NO_ROUTE") || !strings.Contains(s, `"x"`) || !strings.Contains(s, `"k"`) {
+		t.Fatalf("Error() = %q, want the exchange, key and reply", s)
+	}
+}
