@@ -4,4 +4,10 @@ go 1.26.0
 
 require github.com/reliar/reliar v0.0.0
 
+require (
+	filippo.io/edwards25519 v1.2.0 // indirect
+	github.com/go-sql-driver/mysql v1.10.1 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+)
+
 replace github.com/reliar/reliar => ../..

@@ -1,0 +1,122 @@
+package mysqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// listDead reads one page of dead rows in sequence order through
+// ix_outbox_dead. Empty filters match everything.
+const listDead = `SELECT ` + rowColumns + `, dead_reason, dead_at, last_error
+	FROM outbox
+	WHERE is_dead = 1
+	  AND sequence > ?
+	  AND (? = '' OR message_type = ?)
+	  AND (? = '' OR tenant_id = ?)
+	  AND (? IS NULL OR dead_at < ?)
+	ORDER BY is_dead, sequence
+	LIMIT ?`
+
+// idChunk is the most ids one statement names.
+const idChunk = 1000
+
+// ListDead returns one page of dead rows ordered by sequence. Rows that
+// cannot be decoded come back in Poisoned. NextAfterSequence, the largest
+// sequence scanned, is set only when the page was full.
+func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLetterPage, error) {
+	limit := q.EffectiveLimit()
+	var before any
+	if !q.DeadBefore.IsZero() {
+		before = q.DeadBefore.UTC().Truncate(time.Microsecond)
+	}
+	rows, err := s.db.QueryContext(ctx, listDead, q.AfterSequence,
+		q.MessageType, q.MessageType, q.TenantID, q.TenantID, before, before, limit)
+	if err != nil {
+		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+	}
+	defer rows.Close()
+	var page outbox.DeadLetterPage
+	scanned := 0
+	var last int64
+	for rows.Next() {
+		var reason string
+		var deadAt time.Time
+		var lastError sql.NullString
+		raw, err := scanRaw(rows, &reason, &deadAt, &lastError)
+		if err != nil {
+			return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+		}
+		scanned++
+		last = raw.sequence
+		env, err := raw.decode()
+		if err != nil {
+			page.Poisoned = append(page.Poisoned, outbox.PoisonedRecord{
+				ID: raw.messageID(), Sequence: raw.sequence, Error: err.Error(),
+			})
+			continue
+		}
+		page.Records = append(page.Records, outbox.DeadRecord{
+			Envelope:   env,
+			DeadReason: outbox.DeadReason(reason),
+			DeadAt:     deadAt.UTC(),
+			Attempts:   int(raw.attempts),
+			LastError:  lastError.String,
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+	}
+	if scanned == limit {
+		page.NextAfterSequence = &last
+	}
+	return page, nil
+}
+
+// RetryDead makes dead rows due now: dead_at, dead_reason and the lease
+// cleared, attempts and lapsed claims reset, last_error kept, an expires_at
+// already past cleared. Ids of rows that are not dead are ignored.
+func (s *Store) RetryDead(ctx context.Context, ids []reliar.MessageID) (int64, error) {
+	return s.byIDs(ctx, "retry dead", `UPDATE outbox SET
+	    dead_at = NULL, dead_reason = NULL,
+	    locked_by = NULL, locked_until = NULL, lease_token = NULL,
+	    available_at = UTC_TIMESTAMP(6),
+	    attempts = 0,
+	    lapsed_claims = 0,
+	    expires_at = CASE WHEN expires_at <= UTC_TIMESTAMP(6) THEN NULL ELSE expires_at END,
+	    updated_at = UTC_TIMESTAMP(6)
+	WHERE dead_at IS NOT NULL AND id IN `, ids)
+}
+
+// PurgeDead deletes dead rows. Ids of rows that are not dead are ignored.
+func (s *Store) PurgeDead(ctx context.Context, ids []reliar.MessageID) (int64, error) {
+	return s.byIDs(ctx, "purge dead", `DELETE FROM outbox WHERE dead_at IS NOT NULL AND id IN `, ids)
+}
+
+// byIDs runs prefix followed by an IN list of ids, in chunks, and returns the
+// rows affected in all.
+func (s *Store) byIDs(ctx context.Context, op, prefix string, ids []reliar.MessageID) (int64, error) {
+	var total int64
+	for start := 0; start < len(ids); start += idChunk {
+		chunk := ids[start:min(start+idChunk, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id.String()
+		}
+		n, err := s.exec(ctx, op, prefix+"("+placeholders(len(chunk))+")", args...)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// placeholders returns n comma-separated question marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}

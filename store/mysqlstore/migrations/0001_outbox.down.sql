@@ -1,0 +1,2 @@
+-- Drops the Reliar outbox table and every message in it.
+DROP TABLE IF EXISTS outbox;

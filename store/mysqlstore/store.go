@@ -1,0 +1,135 @@
+package mysqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Store is the MariaDB outbox store. It implements outbox.Store (and so
+// outbox.DeadLetters) and outbox.MaintenanceLocker over a *sql.DB the caller
+// owns. It is safe for concurrent use.
+type Store struct {
+	db         *sql.DB
+	serializer reliar.Serializer
+	maxPayload int
+	log        *slog.Logger
+}
+
+var (
+	_ outbox.Store             = (*Store)(nil)
+	_ outbox.MaintenanceLocker = (*Store)(nil)
+)
+
+// Option configures a Store.
+type Option func(*Store) error
+
+// WithSerializer sets the serializer Enqueue encodes bodies with. Defaults
+// to reliar.JSON.
+func WithSerializer(ser reliar.Serializer) Option {
+	return func(s *Store) error {
+		if ser == nil {
+			return fmt.Errorf("%w: nil serializer", ErrInvalidOption)
+		}
+		s.serializer = ser
+		return nil
+	}
+}
+
+// WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
+// outbox.DefaultMaxPayloadBytes (1 MiB).
+func WithMaxPayloadBytes(n int) Option {
+	return func(s *Store) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: max payload bytes %d is not positive", ErrInvalidOption, n)
+		}
+		s.maxPayload = n
+		return nil
+	}
+}
+
+// WithLogger sets the logger for debug messages, such as outcome writes that
+// matched fewer rows than asked (their leases were lost). Defaults to
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Store) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidOption)
+		}
+		s.log = l
+		return nil
+	}
+}
+
+// New returns a store over db after checking the handle and the schema: the
+// DSN must set parseTime=true and keep loc=UTC (an error matching
+// ErrInvalidOption otherwise), and a database behind this release fails with
+// a *NotMigratedError.
+func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
+	if db == nil {
+		return nil, fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
+	}
+	s := &Store{
+		db:         db,
+		serializer: reliar.JSON,
+		maxPayload: outbox.DefaultMaxPayloadBytes,
+		log:        slog.Default(),
+	}
+	for _, opt := range opts {
+		if err := opt(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkTimes(ctx, db); err != nil {
+		return nil, err
+	}
+	if err := checkSchema(ctx, db); err != nil {
+		var nm *NotMigratedError
+		if errors.As(err, &nm) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("mysqlstore: new: %w", err)
+	}
+	return s, nil
+}
+
+// checkTimes makes sure the driver reads DATETIME columns as time.Time in
+// UTC: parseTime=true and loc=UTC.
+func checkTimes(ctx context.Context, db *sql.DB) error {
+	var probe any
+	if err := db.QueryRowContext(ctx, `SELECT UTC_TIMESTAMP(6)`).Scan(&probe); err != nil {
+		return fmt.Errorf("mysqlstore: new: %w", wrapErr("check clock", err))
+	}
+	t, ok := probe.(time.Time)
+	if !ok {
+		return fmt.Errorf("%w: the DSN must set parseTime=true", ErrInvalidOption)
+	}
+	if t.Location() != time.UTC {
+		return fmt.Errorf("%w: the DSN must keep loc=UTC, not %s", ErrInvalidOption, t.Location())
+	}
+	return nil
+}
+
+// Capabilities reports the maintenance lock. Per-key ordering is not offered
+// (see the package documentation) and there are no wake-up notifications.
+func (s *Store) Capabilities() outbox.Capabilities {
+	return outbox.Capabilities{MaintenanceLock: true}
+}
+
+// DB returns the handle the store works on.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// logShortfall notes, at debug, an outcome write that matched fewer rows
+// than asked: their leases were lost to a reclaim. It is never an error.
+func (s *Store) logShortfall(ctx context.Context, op string, asked int, affected int64) {
+	if affected < int64(asked) {
+		s.log.DebugContext(ctx, "mysqlstore: fewer rows affected than asked; their leases were lost",
+			slog.String("op", op), slog.Int("asked", asked), slog.Int64("affected", affected))
+	}
+}
