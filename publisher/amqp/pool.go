@@ -82,7 +82,7 @@ type opened struct {
 func (p *Publisher) open(ctx context.Context, conn *amqp091.Connection, gen uint64) (*channel, error) {
 	res := make(chan opened)
 	giveUp := make(chan struct{})
-	p.wg.Go(func() {
+	started := p.spawn(func() {
 		c, err := openChannel(conn, gen)
 		select {
 		case res <- opened{c, err}:
@@ -92,6 +92,9 @@ func (p *Publisher) open(ctx context.Context, conn *amqp091.Connection, gen uint
 			}
 		}
 	})
+	if !started {
+		return nil, ErrClosed
+	}
 	select {
 	case r := <-res:
 		return r.c, r.err
@@ -132,21 +135,38 @@ func (p *Publisher) release(c *channel) {
 	keep := !p.closed && !c.dirty && c.closeErr == nil && c.gen == p.gen && p.conn != nil &&
 		!c.ch.IsClosed() && len(p.idle) < p.cfg.poolSize
 	if keep {
+		// Every return of the call preceded its ack, so any left is stale.
+		clear(c.returned)
 		p.idle = append(p.idle, c)
 	}
 	p.mu.Unlock()
 	if !keep && !c.ch.IsClosed() {
 		// Closing is a round trip too; the connection's end unblocks it.
-		p.wg.Go(func() { _ = c.ch.Close() })
+		// Once the publisher is closed, its connection's end closes c.
+		p.spawn(func() { _ = c.ch.Close() })
 	}
+}
+
+// spawn runs f in a goroutine that Close waits for, unless the publisher
+// is closed already. Counting it under mu keeps every wg.Add before the
+// wg.Wait of Close.
+func (p *Publisher) spawn(f func()) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.wg.Go(f)
+	return true
 }
 
 // closeWait bounds the wait for a closed channel's reason: amqp091 marks a
 // channel closed before it hands out the server's error.
 const closeWait = time.Second
 
-// closed reports whether the channel has closed, recording why.
-func (c *channel) closed() bool {
+// closed reports whether the channel has closed, recording why. It waits
+// for the reason at most closeWait, and not past ctx's end.
+func (c *channel) closed(ctx context.Context) bool {
 	if c.closeErr != nil {
 		return true
 	}
@@ -165,6 +185,8 @@ func (c *channel) closed() bool {
 	case aerr, ok := <-c.closes:
 		c.setCloseErr(aerr, ok)
 	case <-t.C:
+		c.closeErr = amqp091.ErrClosed
+	case <-ctx.Done():
 		c.closeErr = amqp091.ErrClosed
 	}
 	return true

@@ -58,7 +58,6 @@ func fill(results []error, envs []*reliar.SerializedEnvelope, f func(*reliar.Ser
 type inflight struct {
 	index int
 	env   *reliar.SerializedEnvelope
-	key   string
 	dc    *amqp091.DeferredConfirmation
 }
 
@@ -76,24 +75,24 @@ func (p *Publisher) publishWindow(ctx context.Context, c *channel, envs []*relia
 			results[i] = err
 			continue
 		}
-		if c.closed() {
+		if c.closed(ctx) {
 			results[i] = failed(env, c.closeErr)
 			continue
 		}
 		dc, err := c.ch.PublishWithDeferredConfirmWithContext(ctx, p.cfg.exchange, key, true, false, msg)
 		if err != nil {
-			if ctx.Err() == nil && c.closed() {
+			if ctx.Err() == nil && c.closed(ctx) {
 				err = c.closeErr
 			}
 			results[i] = failed(env, err)
 			continue
 		}
-		pending = append(pending, inflight{index: i, env: env, key: key, dc: dc})
+		pending = append(pending, inflight{index: i, env: env, dc: dc})
 	}
 	for n, f := range pending {
 		select {
 		case <-f.dc.Done():
-			results[f.index] = p.outcome(c, f)
+			results[f.index] = p.outcome(ctx, c, f)
 		case <-ctx.Done():
 			// The rest are abandoned unconfirmed: their outcome is unknown
 			// and c may still receive their confirmations, so it is not
@@ -102,7 +101,7 @@ func (p *Publisher) publishWindow(ctx context.Context, c *channel, envs []*relia
 			for _, g := range pending[n:] {
 				select {
 				case <-g.dc.Done():
-					results[g.index] = p.outcome(c, g)
+					results[g.index] = p.outcome(ctx, c, g)
 				default:
 					results[g.index] = fmt.Errorf("amqp: publish %s: outcome unknown: %w", g.env.ID, ctx.Err())
 				}
@@ -113,7 +112,7 @@ func (p *Publisher) publishWindow(ctx context.Context, c *channel, envs []*relia
 }
 
 // outcome turns the confirmation of f into its result.
-func (p *Publisher) outcome(c *channel, f inflight) error {
+func (p *Publisher) outcome(ctx context.Context, c *channel, f inflight) error {
 	id := f.env.ID.String()
 	if f.dc.Acked() {
 		// A return precedes its message's ack on the wire, and amqp091
@@ -126,7 +125,7 @@ func (p *Publisher) outcome(c *channel, f inflight) error {
 		delete(c.returned, id)
 		return &ReturnError{ID: f.env.ID, ReplyCode: r.ReplyCode, ReplyText: r.ReplyText, Exchange: r.Exchange, RoutingKey: r.RoutingKey}
 	}
-	if c.closed() {
+	if c.closed(ctx) {
 		// The broker closed the channel (or the connection) before it
 		// confirmed the message; amqp091 nacks what was pending.
 		return failed(f.env, c.closeErr)

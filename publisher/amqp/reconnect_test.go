@@ -225,3 +225,35 @@ func TestNewHonoursContext(t *testing.T) {
 		t.Errorf("New took %v past a 300ms deadline", d)
 	}
 }
+
+// TestOpenChannelHonoursContext holds back the broker's answer to the
+// channel opening of a first Publish: Publish returns by its deadline, and
+// the channel, once open, serves the next call.
+func TestOpenChannelHonoursContext(t *testing.T) {
+	t.Parallel()
+	top := newTopology(t, everything)
+	px := newProxy(t)
+	p := newPublisher(t, px.url(), amqp.Exchange(top.exchange), amqp.PoolSize(1))
+
+	px.pause()
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := p.Publish(ctx, envelope(1, "orders.placed"))
+	if !errors.Is(err, context.DeadlineExceeded) || reliar.IsPermanent(err) {
+		t.Fatalf("Publish = %v, want a transient deadline error", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("Publish took %v past a 200ms deadline", d)
+	}
+	top.expectNothing(t, 100*time.Millisecond)
+	px.resume()
+
+	env := envelope(2, "orders.placed")
+	if err := p.Publish(timeout(t), env); err != nil {
+		t.Fatalf("Publish after the resume: %v", err)
+	}
+	if d := top.receive(t, 1)[0]; d.MessageId != env.ID.String() {
+		t.Fatalf("received %s, want %s", d.MessageId, env.ID)
+	}
+}
