@@ -1,6 +1,9 @@
 package reliar
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Publisher delivers one message to a broker. It returns nil only after the
 // broker durably accepted the message. An error classified permanent (see
@@ -25,4 +28,13 @@ type PublisherFunc func(ctx context.Context, env *SerializedEnvelope) error
 // Publish calls f(ctx, env).
 func (f PublisherFunc) Publish(ctx context.Context, env *SerializedEnvelope) error {
 	return f(ctx, env)
+}
+
+// DedupWindower is optionally implemented by a Publisher whose broker drops
+// a second message with the same id within a window (JetStream's stream
+// Duplicates window, for example). DedupWindow returns that window, or zero
+// when the broker does not deduplicate. The dispatcher uses it to count
+// republications that the broker can no longer recognise as duplicates.
+type DedupWindower interface {
+	DedupWindow() time.Duration
 }

@@ -3,6 +3,8 @@ package outbox
 import (
 	"context"
 	"time"
+
+	"github.com/reliar/reliar"
 )
 
 type acquireResult struct {
@@ -100,7 +102,7 @@ func (l *loop) onAcquired(r acquireResult, now time.Time) {
 		row.rec, row.probe = b.Records[i], r.probe
 		l.rows[row.rec.Lease()] = row
 		if row.rec.Reclaimed {
-			l.log.Info("reclaimed a row whose lease lapsed", "id", row.rec.Envelope.ID, "lapsed_claims", row.rec.LapsedClaims)
+			l.onReclaimed(&row.rec, now)
 		}
 		if l.draining {
 			l.release(row) // claimed while cancelling: never started
@@ -133,4 +135,23 @@ func (l *loop) onWake(now time.Time) {
 		return
 	}
 	l.nextClaim = now
+}
+
+// onReclaimed notes a lapsed reclaim, and counts it when its previous claim
+// is older than the broker's dedup window: a duplicate the broker will not
+// drop, if the previous holder had published.
+func (l *loop) onReclaimed(rec *Record, now time.Time) {
+	id := rec.Envelope.ID
+	dw, ok := l.d.pub.(reliar.DedupWindower)
+	if !ok || rec.PrevClaimedAt == nil {
+		l.log.Info("reclaimed a row whose lease lapsed", "id", id, "lapsed_claims", rec.LapsedClaims)
+		return
+	}
+	window := dw.DedupWindow()
+	if age := now.Sub(*rec.PrevClaimedAt); age > window {
+		l.log.Warn("republishing a row whose previous claim is older than the broker's dedup window; a duplicate will reach consumers if it was published before", "id", id, "previous_claim_age", age, "dedup_window", window)
+		l.d.metrics.RedeliveryOutsideDedup(1)
+		return
+	}
+	l.log.Info("reclaimed a row whose lease lapsed, within the broker's dedup window", "id", id, "lapsed_claims", rec.LapsedClaims)
 }

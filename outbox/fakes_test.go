@@ -219,14 +219,15 @@ func sleepPublish(d time.Duration) func(context.Context, *reliar.SerializedEnvel
 
 // counts are what countingMetrics saw.
 type counts struct {
-	dead      map[outbox.DeadReason]int
-	retried   int
-	abandoned int
-	released  int
-	breaker   []bool
-	writeFail int
-	shortfall int
-	stats     int
+	dead         map[outbox.DeadReason]int
+	retried      int
+	abandoned    int
+	released     int
+	breaker      []bool
+	writeFail    int
+	shortfall    int
+	stats        int
+	outsideDedup int
 }
 
 // countingMetrics counts what the dispatcher reports.

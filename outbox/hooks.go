@@ -34,6 +34,10 @@ type Metrics interface {
 	ReleasedAtDrain(n int)
 	// BreakerOpen reports the circuit breaker's state.
 	BreakerOpen(open bool)
+	// RedeliveryOutsideDedup counts lapsed reclaims whose previous claim is
+	// older than the broker's dedup window: if the previous holder did
+	// publish, the broker will not drop the duplicate.
+	RedeliveryOutsideDedup(n int)
 	// Stats reports the table's gauges.
 	Stats(s Stats)
 }
@@ -53,6 +57,7 @@ func (NoopMetrics) LeaseShortfall(int)                                      {}
 func (NoopMetrics) Abandoned(int)                                           {}
 func (NoopMetrics) ReleasedAtDrain(int)                                     {}
 func (NoopMetrics) BreakerOpen(bool)                                        {}
+func (NoopMetrics) RedeliveryOutsideDedup(int)                              {}
 func (NoopMetrics) Stats(Stats)                                             {}
 
 // Tracer opens the dispatcher's spans: "reliar.outbox.claim" around each

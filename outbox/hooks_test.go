@@ -121,3 +121,46 @@ func TestNoopHooks(t *testing.T) {
 		t.Fatal("Ordering.String")
 	}
 }
+
+// windowPublisher declares a broker dedup window.
+type windowPublisher struct {
+	*fakePublisher
+	window time.Duration
+}
+
+func (w windowPublisher) DedupWindow() time.Duration { return w.window }
+
+func (m *countingMetrics) RedeliveryOutsideDedup(n int) {
+	m.with(func(c *counts) { c.outsideDedup += n })
+}
+
+func TestRedeliveryOutsideDedupWindowIsCounted(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		window time.Duration
+		want   int
+	}{
+		{"lease lost past a short window", time.Second, 1},
+		{"lease lost within a long window", 2 * time.Minute, 0},
+		{"broker without dedup", 0, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				store := newFaultStore()
+				enqueue(t, store.Store, 1)
+				// A previous holder claimed the row and lost its lease.
+				if b, err := store.Store.Acquire(context.Background(), outbox.AcquireRequest{Worker: "gone", BatchSize: 1, Lease: 10 * time.Second, MaxClaims: 5}); err != nil || len(b.Records) != 1 {
+					t.Fatalf("claim: %v %v", b, err)
+				}
+				time.Sleep(11 * time.Second)
+				m := newCountingMetrics()
+				pub := windowPublisher{newFakePublisher(nil), tt.window}
+				d, _ := outbox.New(store, pub, testSettings(), outbox.WithMetrics(m))
+				runUntil(t, d, func() bool { return pub.deliveredCount() == 1 })
+				if got := m.snapshot().outsideDedup; got != tt.want {
+					t.Fatalf("redeliveries outside the dedup window counted %d, want %d", got, tt.want)
+				}
+			})
+		})
+	}
+}
