@@ -133,8 +133,10 @@ func harness(t *testing.T) storetest.Harness {
 			return enqueue(ctx, s, msgs...)
 		},
 		InsertRow: func(ctx context.Context, r outbox.Row) error { return insertRow(ctx, db, r) },
-		Inspect:   func(ctx context.Context, id reliar.MessageID) (storetest.RowState, error) { return inspect(ctx, db, id) },
-		Advance:   func(ctx context.Context, d time.Duration) error { return advance(ctx, db, d) },
+		Inspect: func(ctx context.Context, id reliar.MessageID) (storetest.RowState, error) {
+			return inspect(ctx, db, id)
+		},
+		Advance: func(ctx context.Context, d time.Duration) error { return advance(ctx, db, d) },
 	}
 }
 

@@ -1,0 +1,146 @@
+package mysqlstore_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/store/mysqlstore"
+)
+
+// countRows counts the rows of the store's outbox table.
+func countRows(t *testing.T, s *mysqlstore.Store) int {
+	t.Helper()
+	var n int
+	if err := s.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM outbox`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestEnqueue(t *testing.T) {
+	big := reliar.NewMsg(orderPlaced{OrderID: strings.Repeat("x", 2000)})
+	dup := newMsgs(1)[0]
+	tests := []struct {
+		name     string
+		msgs     func() []reliar.Outgoing
+		before   []reliar.Outgoing // committed first
+		opts     []mysqlstore.Option
+		wantRows int // rows in the table afterwards
+		wantErr  error
+	}{
+		{name: "none", msgs: func() []reliar.Outgoing { return nil }},
+		{name: "one", msgs: func() []reliar.Outgoing { return newMsgs(1) }, wantRows: 1},
+		// More rows than one INSERT carries: several chunks in one call.
+		{name: "several chunks by parameters", msgs: func() []reliar.Outgoing { return newMsgs(5000) }, wantRows: 5000},
+		{name: "several chunks by bytes", wantRows: 5,
+			opts: []mysqlstore.Option{mysqlstore.WithMaxPayloadBytes(2 << 20)},
+			msgs: func() []reliar.Outgoing {
+				out := make([]reliar.Outgoing, 5)
+				for i := range out {
+					out[i] = reliar.NewMsg(orderPlaced{OrderID: strings.Repeat("y", 1500<<10)})
+				}
+				return out
+			}},
+		{name: "payload too large writes nothing",
+			opts:    []mysqlstore.Option{mysqlstore.WithMaxPayloadBytes(1024)},
+			msgs:    func() []reliar.Outgoing { return append(newMsgs(3), big) },
+			wantErr: outbox.ErrPayloadTooLarge},
+		{name: "duplicate within the call",
+			msgs:    func() []reliar.Outgoing { return []reliar.Outgoing{dup, dup} },
+			wantErr: outbox.ErrDuplicateID},
+		{name: "duplicate of a stored row",
+			before:   []reliar.Outgoing{dup},
+			msgs:     func() []reliar.Outgoing { return append(newMsgs(2), dup) },
+			wantRows: 1, wantErr: outbox.ErrDuplicateID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			s := newStore(t, tt.opts...)
+			if len(tt.before) > 0 {
+				if err := enqueue(ctx, s, tt.before...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := enqueue(ctx, s, tt.msgs()...)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Enqueue: %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantErr != nil && !reliar.IsPermanent(err) {
+				t.Errorf("Enqueue error %v is not permanent", err)
+			}
+			if got := countRows(t, s); got != tt.wantRows {
+				t.Errorf("%d rows stored, want %d", got, tt.wantRows)
+			}
+		})
+	}
+}
+
+func TestEnqueueNamesTheDuplicateID(t *testing.T) {
+	ctx := t.Context()
+	s := newStore(t)
+	dup := newMsgs(1)[0]
+	if err := enqueue(ctx, s, dup); err != nil {
+		t.Fatal(err)
+	}
+	err := enqueue(ctx, s, append(newMsgs(2), dup)...)
+	var de *outbox.DuplicateIDError
+	if !errors.As(err, &de) || de.ID != dup.ID {
+		t.Fatalf("Enqueue: %v, want a DuplicateIDError naming %s", err, dup.ID)
+	}
+}
+
+func TestEnqueueRollbackWritesNothing(t *testing.T) {
+	ctx := t.Context()
+	s := newStore(t)
+	tx, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Enqueue(ctx, tx, newMsgs(5)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got := countRows(t, s); got != 0 {
+		t.Fatalf("%d rows after rollback, want 0", got)
+	}
+}
+
+func TestEnqueueNilTx(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Enqueue(t.Context(), nil, newMsgs(1)...); !errors.Is(err, mysqlstore.ErrNilTx) {
+		t.Fatalf("Enqueue(nil tx): %v", err)
+	}
+	if err := enqueue(t.Context(), s, reliar.Outgoing{}); err == nil {
+		t.Fatal("Enqueue of a message without a body succeeded")
+	}
+}
+
+// A program in another language enqueues with a plain INSERT of the three
+// required columns; the store claims and decodes the row.
+func TestPlainInsert(t *testing.T) {
+	ctx := t.Context()
+	s := newStore(t)
+	id := reliar.NewMessageID()
+	_, err := s.DB().ExecContext(ctx,
+		`INSERT INTO outbox (id, message_type, payload) VALUES (?, 'plain.sql', ?)`,
+		id.String(), []byte(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Acquire(ctx, acquireReq(10))
+	if err != nil || len(b.Records) != 1 {
+		t.Fatalf("Acquire: %+v, %v", b, err)
+	}
+	e := b.Records[0].Envelope
+	if e.ID != id || e.MessageType != "plain.sql" || e.MessageVersion != 1 ||
+		e.ContentType != "application/json" || e.Metadata.Correlation.ConversationID != id {
+		t.Fatalf("envelope %+v", e)
+	}
+}

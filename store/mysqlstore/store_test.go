@@ -1,0 +1,272 @@
+package mysqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/store/mysqlstore"
+)
+
+func acquireReq(n int) outbox.AcquireRequest {
+	return outbox.AcquireRequest{Worker: "w", BatchSize: n, Lease: time.Minute, MaxClaims: 2}
+}
+
+func TestMigrateIsIdempotentAndConcurrent(t *testing.T) {
+	cfg := newDatabase(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		db := openDB(t, cfg)
+		wg.Go(func() { errs <- mysqlstore.Migrate(t.Context(), db) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("Migrate: %v", err)
+		}
+	}
+	db := openDB(t, cfg)
+	if err := mysqlstore.Migrate(t.Context(), db); err != nil {
+		t.Fatalf("Migrate again: %v", err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM reliar_migrations`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != mysqlstore.SchemaVersion {
+		t.Fatalf("%d migrations recorded, want %d", n, mysqlstore.SchemaVersion)
+	}
+	if _, err := mysqlstore.New(t.Context(), db); err != nil {
+		t.Fatalf("New: %v", err)
+	}
+}
+
+func TestNewRefuses(t *testing.T) {
+	cfg := newDatabase(t)
+	migrated, _ := newDB(t)
+	tests := []struct {
+		name    string
+		db      func() *openHandle
+		opts    []mysqlstore.Option
+		wantErr error
+	}{
+		{name: "unmigrated database", db: func() *openHandle { return &openHandle{openDB(t, cfg)} }, wantErr: mysqlstore.ErrNotMigrated},
+		{name: "parseTime off", wantErr: mysqlstore.ErrInvalidOption, db: func() *openHandle {
+			c := cfg.Clone()
+			c.ParseTime = false
+			return &openHandle{openDB(t, c)}
+		}},
+		{name: "loc not UTC", wantErr: mysqlstore.ErrInvalidOption, db: func() *openHandle {
+			c := cfg.Clone()
+			c.Loc = time.Local
+			return &openHandle{openDB(t, c)}
+		}},
+		{name: "nil serializer", db: func() *openHandle { return &openHandle{migrated} },
+			opts: []mysqlstore.Option{mysqlstore.WithSerializer(nil)}, wantErr: mysqlstore.ErrInvalidOption},
+		{name: "zero payload limit", db: func() *openHandle { return &openHandle{migrated} },
+			opts: []mysqlstore.Option{mysqlstore.WithMaxPayloadBytes(0)}, wantErr: mysqlstore.ErrInvalidOption},
+		{name: "nil logger", db: func() *openHandle { return &openHandle{migrated} },
+			opts: []mysqlstore.Option{mysqlstore.WithLogger(nil)}, wantErr: mysqlstore.ErrInvalidOption},
+		{name: "nil db", db: func() *openHandle { return &openHandle{} }, wantErr: mysqlstore.ErrInvalidOption},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := mysqlstore.New(t.Context(), tt.db().DB, tt.opts...)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("New: %v, want %v", err, tt.wantErr)
+			}
+		})
+	}
+	_, err := mysqlstore.New(t.Context(), openDB(t, cfg))
+	var nm *mysqlstore.NotMigratedError
+	if !errors.As(err, &nm) || nm.Have != 0 || nm.Want != mysqlstore.SchemaVersion || !reliar.IsPermanent(err) || nm.Error() == "" {
+		t.Fatalf("New on an empty database: %v", err)
+	}
+}
+
+func TestMigrationsFS(t *testing.T) {
+	fsys := mysqlstore.Migrations()
+	ups, _ := fs.Glob(fsys, "*.up.sql")
+	downs, _ := fs.Glob(fsys, "*.down.sql")
+	if len(ups) != mysqlstore.SchemaVersion || len(downs) != len(ups) {
+		t.Fatalf("up %v down %v", ups, downs)
+	}
+	// The down migration undoes the up one.
+	db, _ := newDB(t)
+	body, err := fs.ReadFile(fsys, downs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(string(body)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`SELECT 1 FROM outbox`); err == nil {
+		t.Fatal("outbox still exists after the down migration")
+	}
+}
+
+// A schema problem (here the table is gone) is a permanent error for every
+// operation, so the dispatcher stops instead of retrying forever.
+func TestSchemaErrorsArePermanent(t *testing.T) {
+	ctx := t.Context()
+	s := newStore(t)
+	if _, err := s.DB().ExecContext(ctx, `DROP TABLE outbox`); err != nil {
+		t.Fatal(err)
+	}
+	lease := []outbox.Lease{{ID: reliar.NewMessageID()}}
+	ids := []reliar.MessageID{reliar.NewMessageID()}
+	zero := time.Duration(0)
+	ops := []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"acquire", func(ctx context.Context) error { _, err := s.Acquire(ctx, acquireReq(1)); return err }},
+		{"complete", func(ctx context.Context) error { _, err := s.Complete(ctx, lease); return err }},
+		{"fail", func(ctx context.Context) error {
+			_, err := s.Fail(ctx, []outbox.FailedOutcome{{Lease: lease[0], Error: "x"}})
+			return err
+		}},
+		{"release", func(ctx context.Context) error { _, err := s.Release(ctx, lease); return err }},
+		{"extend", func(ctx context.Context) error { _, err := s.ExtendLease(ctx, lease, time.Second); return err }},
+		{"purge", func(ctx context.Context) error {
+			_, err := s.Purge(ctx, outbox.PurgeRequest{PublishedRetention: &zero, DeadRetention: &zero})
+			return err
+		}},
+		{"stats", func(ctx context.Context) error { _, err := s.Stats(ctx); return err }},
+		{"list dead", func(ctx context.Context) error { _, err := s.ListDead(ctx, outbox.DeadQuery{}); return err }},
+		{"retry dead", func(ctx context.Context) error { _, err := s.RetryDead(ctx, ids); return err }},
+		{"purge dead", func(ctx context.Context) error { _, err := s.PurgeDead(ctx, ids); return err }},
+		{"enqueue", func(ctx context.Context) error { return enqueue(ctx, s, newMsgs(1)...) }},
+	}
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			err := op.call(ctx)
+			var se *mysqlstore.Error
+			if !errors.As(err, &se) || !reliar.IsPermanent(err) || se.FailureKind() != reliar.FailurePermanent {
+				t.Fatalf("%v: want a permanent *mysqlstore.Error", err)
+			}
+			if se.Error() == "" || se.Unwrap() == nil {
+				t.Fatalf("error %#v has no text or cause", se)
+			}
+		})
+	}
+}
+
+func TestInvalidRequests(t *testing.T) {
+	s := newStore(t)
+	tests := []outbox.AcquireRequest{
+		{Worker: "w", BatchSize: 1},
+		{Worker: "w", BatchSize: 1, Lease: time.Minute, Ordering: outbox.PerKey},
+	}
+	for _, req := range tests {
+		if _, err := s.Acquire(t.Context(), req); !errors.Is(err, mysqlstore.ErrInvalidRequest) || !reliar.IsPermanent(err) {
+			t.Errorf("Acquire(%+v): %v, want ErrInvalidRequest", req, err)
+		}
+	}
+	if b, err := s.Acquire(t.Context(), outbox.AcquireRequest{}); err != nil || b.Len() != 0 {
+		t.Errorf("Acquire with no batch size: %+v, %v", b, err)
+	}
+}
+
+// Several handles claiming at once skip each other's locked rows: every row
+// is claimed exactly once.
+func TestConcurrentClaims(t *testing.T) {
+	ctx := t.Context()
+	db, cfg := newDB(t)
+	first, err := mysqlstore.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows = 300
+	if err := enqueue(ctx, first, newMsgs(rows)...); err != nil {
+		t.Fatal(err)
+	}
+	second, err := mysqlstore.New(ctx, openDB(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu      sync.Mutex
+		claimed = map[reliar.MessageID]int{}
+		wg      sync.WaitGroup
+	)
+	errs := make(chan error, 4)
+	for i, s := range []*mysqlstore.Store{first, second, first, second} {
+		wg.Go(func() {
+			errs <- func() error {
+				for {
+					b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: fmt.Sprint("w", i), BatchSize: 9, Lease: time.Minute})
+					if err != nil || b.Len() == 0 {
+						return err
+					}
+					leases := make([]outbox.Lease, len(b.Records))
+					mu.Lock()
+					for j, r := range b.Records {
+						claimed[r.Envelope.ID]++
+						leases[j] = r.Lease()
+					}
+					mu.Unlock()
+					if n, err := s.Complete(ctx, leases); err != nil || n != int64(len(leases)) {
+						return fmt.Errorf("Complete: %d of %d, %v", n, len(leases), err)
+					}
+				}
+			}()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(claimed) != rows {
+		t.Fatalf("%d rows claimed, want %d", len(claimed), rows)
+	}
+	for id, n := range claimed {
+		if n != 1 {
+			t.Fatalf("row %s claimed %d times", id, n)
+		}
+	}
+}
+
+// An open claim-like transaction holding row locks does not block the
+// application's inserts: claims run in READ COMMITTED and take no gap locks.
+func TestClaimDoesNotBlockInserts(t *testing.T) {
+	ctx := t.Context()
+	s := newStore(t)
+	if err := enqueue(ctx, s, newMsgs(3)...); err != nil {
+		t.Fatal(err)
+	}
+	// Another store's claims skip the rows an open transaction locked.
+	tx, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SET SESSION innodb_lock_wait_timeout = 2`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT id FROM outbox ORDER BY sequence LIMIT 1 FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Acquire(ctx, acquireReq(10))
+	if err != nil || len(b.Records) != 2 {
+		t.Fatalf("Acquire beside a locked row: %d records, %v; want the 2 unlocked rows", len(b.Records), err)
+	}
+	if err := enqueue(ctx, s, newMsgs(1)...); err != nil {
+		t.Fatalf("Enqueue beside open locks: %v", err)
+	}
+}
+
+// openHandle lets a table of cases name a possibly nil handle.
+type openHandle struct{ DB *sql.DB }
