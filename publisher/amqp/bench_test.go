@@ -8,9 +8,8 @@ import (
 	"github.com/reliar/reliar/publisher/amqp"
 )
 
-// benchTopology declares an exchange and a queue for a benchmark. The
-// queue is not consumed: it holds at most what one benchmark publishes and
-// is deleted at the end.
+// benchTopology declares an exchange and a consumed queue for a
+// benchmark, deleted at the end.
 func benchTopology(b *testing.B) string {
 	b.Helper()
 	top := newTopology(b, binding{kind: amqp091.ExchangeTopic, key: "#"})
