@@ -96,6 +96,18 @@ func (l *loop) onAcquired(r acquireResult, now time.Time) {
 	if n := len(b.DeadMaxClaims); n > 0 {
 		l.d.metrics.Dead(DeadMaxClaims, n)
 	}
+	if l.emitted() {
+		var fresh []reliar.MessageID
+		for i := range b.Records {
+			rec := &b.Records[i]
+			if rec.Reclaimed {
+				l.d.events.Event(Event{Kind: EventReclaimed, Worker: l.worker, At: now, IDs: []reliar.MessageID{rec.Envelope.ID}, Count: 1, PrevClaimedAt: rec.PrevClaimedAt})
+			} else {
+				fresh = append(fresh, rec.Envelope.ID)
+			}
+		}
+		l.emit(EventClaimed, fresh, nil)
+	}
 	tracked := make([]trackedRow, len(b.Records)) // one allocation per claim
 	for i := range b.Records {
 		row := &tracked[i]

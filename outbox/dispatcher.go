@@ -28,6 +28,7 @@ type Dispatcher struct {
 	tracer   Tracer
 	log      *slog.Logger
 	wakeups  bool
+	events   EventSink
 
 	ran    atomic.Bool
 	health struct {

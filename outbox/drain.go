@@ -28,15 +28,16 @@ func (l *loop) startDrain(now time.Time) {
 func (l *loop) cutOffPublishes() {
 	l.pubCutoff = true
 	l.cancelPub()
-	n := 0
+	var cut []*trackedRow
 	for _, row := range l.rows {
 		if row.state == rowPublishing {
 			l.release(row)
-			n++
+			cut = append(cut, row)
 		}
 	}
 	l.publishing = 0
-	if n > 0 {
+	l.emit(EventDrainCutOff, rowIDs(cut), nil)
+	if n := len(cut); n > 0 {
 		l.log.Warn("publishes still running at the drain's publish deadline were cut off; releasing their rows", "rows", n)
 	}
 }
@@ -58,13 +59,16 @@ func (l *loop) finished(now time.Time) bool {
 func (l *loop) finish() {
 	l.cancelPub()
 	unwrittenOK, other := 0, 0
+	left := make([]*trackedRow, 0, len(l.rows))
 	for _, row := range l.rows {
+		left = append(left, row)
 		if row.ok && (row.state == rowResolved || row.state == rowWriting) {
 			unwrittenOK++
 		} else {
 			other++
 		}
 	}
+	l.emit(EventLeftToLease, rowIDs(left), nil)
 	if unwrittenOK > 0 {
 		l.log.Warn("published rows whose completion did not land by the drain deadline are left to their lease (a duplicate may follow)", "rows", unwrittenOK)
 	}

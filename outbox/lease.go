@@ -58,6 +58,9 @@ func (l *loop) onRenewed(r renewResult) {
 		// reclaimed after a lapse: their writes are fenced either way.
 		l.log.Debug("lease renewal extended fewer rows than held", "held", r.want, "extended", r.affected)
 		l.d.metrics.LeaseShortfall(int(short))
+		if l.emitted() {
+			l.d.events.Event(Event{Kind: EventLeaseShortfall, Worker: l.worker, At: time.Now(), Count: int(short)})
+		}
 	}
 }
 
@@ -76,6 +79,7 @@ func (l *loop) maybeRelease() {
 	for i, row := range l.toRelease {
 		leases[i] = row.rec.Lease()
 	}
+	l.emit(EventReleased, idsOf(leases), nil)
 	l.toRelease = nil
 	l.releasing = true
 	atDrain := l.draining

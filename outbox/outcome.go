@@ -2,6 +2,8 @@ package outbox
 
 import (
 	"time"
+
+	"github.com/reliar/reliar"
 )
 
 type writeResult struct {
@@ -20,15 +22,15 @@ func (l *loop) maybeWrite(now time.Time) {
 	}
 	var completes []Lease
 	var fails []FailedOutcome
-	keep := l.resolved[:0]
-	abandoned := 0
+	var abandoned []reliar.MessageID
+	keep := 0
 	for _, row := range l.resolved {
 		if l.noWrites || now.Sub(row.resolvedAt) >= l.s.Lease {
 			delete(l.rows, row.rec.Lease())
-			abandoned++
+			abandoned = append(abandoned, row.rec.Envelope.ID)
 			continue
 		}
-		keep = append(keep, row)
+		keep++
 		row.state = rowWriting
 		if row.ok {
 			completes = append(completes, row.rec.Lease())
@@ -36,15 +38,13 @@ func (l *loop) maybeWrite(now time.Time) {
 			fails = append(fails, row.fail)
 		}
 	}
-	for i := len(keep); i < len(l.resolved); i++ {
-		l.resolved[i] = nil
-	}
 	l.resolved = nil
-	if abandoned > 0 {
-		l.log.Warn("outcomes could not be written; rows left to their lease (a duplicate may follow)", "rows", abandoned)
-		l.d.metrics.Abandoned(abandoned)
+	if len(abandoned) > 0 {
+		l.emit(EventAbandoned, abandoned, nil)
+		l.log.Warn("outcomes could not be written; rows left to their lease (a duplicate may follow)", "rows", len(abandoned))
+		l.d.metrics.Abandoned(len(abandoned))
 	}
-	if len(keep) == 0 {
+	if keep == 0 {
 		return
 	}
 	l.writing = true
@@ -76,8 +76,8 @@ func (l *loop) maybeWrite(now time.Time) {
 func (l *loop) onWritten(r writeResult, now time.Time) {
 	l.writing = false
 	failed := false
-	l.settle(r.completed, r.completeErr, r.completedN, now, &failed)
-	l.settle(r.failed, r.failErr, r.failedN, now, &failed)
+	l.settle(EventCompleted, r.completed, r.completeErr, r.completedN, now, &failed)
+	l.settle(EventFailed, r.failed, r.failErr, r.failedN, now, &failed)
 	if failed {
 		l.nextWrite = now.Add(l.writePace)
 	} else {
@@ -86,13 +86,14 @@ func (l *loop) onWritten(r writeResult, now time.Time) {
 }
 
 // settle applies the result of one outcome write to its rows.
-func (l *loop) settle(leases []Lease, err error, affected int64, now time.Time, failed *bool) {
+func (l *loop) settle(kind EventKind, leases []Lease, err error, affected int64, now time.Time, failed *bool) {
 	if len(leases) == 0 {
 		return
 	}
 	if err != nil {
 		*failed = true
 		l.d.metrics.OutcomeWriteFailed(1)
+		l.emit(EventOutcomeWriteFailed, idsOf(leases), err)
 		for _, lease := range leases {
 			if row := l.rows[lease]; row != nil && row.state == rowWriting {
 				row.state = rowResolved
@@ -108,6 +109,7 @@ func (l *loop) settle(leases []Lease, err error, affected int64, now time.Time, 
 		return
 	}
 	l.d.updateHealth(func(h *Health) { h.LastOutcomeWrite = now })
+	l.emit(kind, idsOf(leases), nil)
 	if affected < int64(len(leases)) {
 		l.log.Debug("outcome write fenced off for rows reclaimed meanwhile", "rows", int64(len(leases))-affected)
 	}

@@ -166,6 +166,13 @@ func (l *loop) onPublishedRow(lease Lease, err error, took time.Duration, now ti
 	}
 	l.publishing--
 	env := &row.rec.Envelope
+	if l.emitted() {
+		if err == nil {
+			l.emit(EventPublished, []reliar.MessageID{lease.ID}, nil)
+		} else {
+			l.emit(EventPublishFailed, []reliar.MessageID{lease.ID}, err)
+		}
+	}
 	if err == nil {
 		l.d.metrics.Published(env.MessageType, took)
 		if l.breaker.success() {
