@@ -126,5 +126,5 @@ func ExampleStore_Acquire() {
 func ExampleDSN() {
 	fmt.Println(sqlitestore.DSN("app.db"))
 	// Output:
-	// file:app.db?_pragma=busy_timeout%2810000%29&_pragma=journal_mode%28WAL%29&_pragma=synchronous%28NORMAL%29&_pragma=foreign_keys%281%29&_txlock=immediate
+	// file:app.db?_pragma=busy_timeout%2810000%29&_pragma=journal_mode%28WAL%29&_pragma=synchronous%28FULL%29&_pragma=foreign_keys%281%29&_txlock=immediate
 }

@@ -18,9 +18,9 @@ const DriverName = "sqlite"
 const BusyTimeout = 10000
 
 // DSN returns the data source name of the database file at path with the
-// settings the store relies on: WAL journaling, synchronous=NORMAL (durable
-// across application crashes; the last commits may be lost on power loss),
-// a busy timeout of [BusyTimeout] milliseconds, foreign keys on, and
+// settings the store relies on: WAL journaling, synchronous=FULL (a commit
+// survives power loss; NORMAL is faster but may lose the last commits), a
+// busy timeout of [BusyTimeout] milliseconds, foreign keys on, and
 // _txlock=immediate so every read-write transaction begins with BEGIN
 // IMMEDIATE. Use it with sql.Open([DriverName], DSN(path)) to open a handle of
 // your own.
@@ -30,7 +30,7 @@ func DSN(path string) string {
 	// WAL, which takes a lock.
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout))
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
 	u := url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}

@@ -31,7 +31,7 @@ func TestOpenSettings(t *testing.T) {
 		{"journal_mode", "wal"},
 		{"busy_timeout", "10000"},
 		{"foreign_keys", "1"},
-		{"synchronous", "1"},
+		{"synchronous", "2"},
 	}
 	for _, tt := range tests {
 		var got string
