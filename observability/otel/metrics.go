@@ -71,7 +71,7 @@ func NewMetrics(meter metric.Meter, opts ...MetricsOption) (*Metrics, error) {
 	}
 	m := &Metrics{
 		attrs: cfg.attrs,
-		types: newTypeCap(cfg.maxMessageTypes),
+		types: newTypeCap(cfg.maxMessageTypes, cfg.attrs),
 		plain: metric.WithAttributeSet(attribute.NewSet(cfg.attrs...)),
 	}
 	if err := m.counters(meter); err != nil {
@@ -146,16 +146,16 @@ func (m *Metrics) Claimed(n int) { m.add(m.claimed, n, m.plain) }
 // Published counts one published message and records the publish call's
 // duration.
 func (m *Metrics) Published(messageType string, took time.Duration) {
-	opt := m.with(m.types.attr(messageType))
-	m.published.Add(context.Background(), 1, opt)
-	m.publishDuration.Record(context.Background(), took.Seconds(), opt)
+	t := m.types.attr(messageType)
+	m.published.Add(context.Background(), 1, t.opt)
+	m.publishDuration.Record(context.Background(), took.Seconds(), t.opt)
 }
 
 // PublishFailed counts one failed publish call and records its duration.
 func (m *Metrics) PublishFailed(messageType string, kind reliar.FailureKind, took time.Duration) {
 	t := m.types.attr(messageType)
-	m.publishFailures.Add(context.Background(), 1, m.with(t, keyFailureKind.String(kind.String())))
-	m.publishDuration.Record(context.Background(), took.Seconds(), m.with(t))
+	m.publishFailures.Add(context.Background(), 1, m.with(t.kv, keyFailureKind.String(kind.String())))
+	m.publishDuration.Record(context.Background(), took.Seconds(), t.opt)
 }
 
 // Retried counts a failure scheduled for another attempt.
