@@ -164,3 +164,19 @@ func TestRedeliveryOutsideDedupWindowIsCounted(t *testing.T) {
 		})
 	}
 }
+
+func TestBatchPublishOpensASpanPerEnvelope(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := newFaultStore()
+		enqueue(t, store.Store, 3)
+		tr := &recordingTracer{}
+		bp := &batchPublisher{fakePublisher: newFakePublisher(nil)}
+		d, _ := outbox.New(store, bp, testSettings(), outbox.WithTracer(tr))
+		runUntil(t, d, func() bool { return bp.deliveredCount() == 3 })
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		if len(tr.publish) != 3 {
+			t.Fatalf("%d publish spans for a batch of 3", len(tr.publish))
+		}
+	})
+}

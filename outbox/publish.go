@@ -130,10 +130,24 @@ func (l *loop) callPublish(env *reliar.SerializedEnvelope) (err error) {
 func (l *loop) callBatch(envs []*reliar.SerializedEnvelope) (errs []error, panicked bool) {
 	ctx, cancel := context.WithTimeout(l.pubCtx, l.s.PublishTimeout)
 	defer cancel()
+	// One publish span per envelope, ended with that envelope's result.
+	spans := make([]Span, len(envs))
+	for i, env := range envs {
+		_, spans[i] = l.d.tracer.StartPublish(ctx, env)
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			l.log.Debug("batch publisher panicked; publishing the batch one at a time", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			errs, panicked = nil, true
+		}
+		for i, span := range spans {
+			var err error
+			if panicked {
+				err = errors.New("batch publisher panicked; retried one at a time")
+			} else {
+				err = errs[i]
+			}
+			span.End(err)
 		}
 	}()
 	errs = l.d.batchPub.PublishBatch(ctx, envs)
