@@ -2,6 +2,19 @@ module github.com/reliar/reliar/publisher/nats
 
 go 1.26.0
 
-require github.com/reliar/reliar v0.0.0
+require (
+	github.com/nats-io/nats.go v1.55.0
+	github.com/reliar/reliar v0.0.0
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/klauspost/compress v1.20.0 // indirect
+	github.com/nats-io/nkeys v0.4.16 // indirect
+	github.com/nats-io/nuid v1.0.1 // indirect
+	golang.org/x/crypto v0.57.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
 
 replace github.com/reliar/reliar => ../..

@@ -1,0 +1,85 @@
+package nats
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/reliar/reliar"
+)
+
+// reservedPrefix is the header namespace JetStream acts on.
+const reservedPrefix = "nats-"
+
+// message maps env to the NATS message published for it.
+func (p *Publisher) message(env *reliar.SerializedEnvelope) (*nats.Msg, error) {
+	subject := p.opts.subject(env)
+	if err := validSubject(subject); err != nil {
+		return nil, err
+	}
+	for k := range env.Headers {
+		if strings.HasPrefix(strings.ToLower(k), reservedPrefix) {
+			return nil, fmt.Errorf("%w: user header %q is in the reserved Nats- namespace", ErrInvalidHeader, k)
+		}
+	}
+	ce := reliar.CloudEventHeaders(env)
+	h := make(nats.Header, len(ce)+1)
+	for k, v := range ce {
+		if err := validHeader(k, v); err != nil {
+			return nil, err
+		}
+		h.Set(k, v)
+	}
+	h.Set(jetstream.MsgIDHeader, env.ID.String())
+	return &nats.Msg{Subject: subject, Header: h, Data: env.Payload}, nil
+}
+
+// validSubject accepts a publish subject: dot-separated non-empty tokens
+// of printable characters, without whitespace or wildcards.
+func validSubject(s string) error {
+	if s == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidSubject)
+	}
+	for tok := range strings.SplitSeq(s, ".") {
+		if tok == "" || tok == "*" || tok == ">" {
+			return fmt.Errorf("%w: %q", ErrInvalidSubject, s)
+		}
+		for _, r := range tok {
+			if r <= ' ' || r == 0x7f {
+				return fmt.Errorf("%w: %q", ErrInvalidSubject, s)
+			}
+		}
+	}
+	return nil
+}
+
+// validHeader refuses what the NATS header block cannot carry: a name with
+// a separator or control character, a value with a line break or other
+// control character. Values are never printed: they may be sensitive.
+func validHeader(name, value string) error {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == ':' || r == 0x7f }) {
+		return fmt.Errorf("%w: name %q", ErrInvalidHeader, name)
+	}
+	if strings.ContainsFunc(value, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }) {
+		return fmt.Errorf("%w: value of %q has a control character", ErrInvalidHeader, name)
+	}
+	return nil
+}
+
+// Decode rebuilds the envelope a consumer received, for consumers written
+// in Go: it drops the Nats- headers JetStream adds or reads, then applies
+// reliar.EnvelopeFromHeaders. Header names come back in lower case.
+func Decode(headers nats.Header, data []byte) (*reliar.SerializedEnvelope, error) {
+	h := make(map[string]string, len(headers))
+	for k, v := range headers {
+		if len(v) > 0 && !strings.HasPrefix(strings.ToLower(k), reservedPrefix) {
+			h[k] = v[0]
+		}
+	}
+	env, err := reliar.EnvelopeFromHeaders(h, data)
+	if err != nil {
+		return nil, fmt.Errorf("nats: decode: %w", err)
+	}
+	return env, nil
+}

@@ -1,0 +1,277 @@
+package nats_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/reliar/reliar"
+	reliarnats "github.com/reliar/reliar/publisher/nats"
+	"github.com/reliar/reliar/publisher/publishertest"
+)
+
+// keyedSubject routes by partition key: "<prefix>.<type>.<key>".
+func keyedSubject(prefix string) func(*reliar.SerializedEnvelope) string {
+	return func(e *reliar.SerializedEnvelope) string {
+		return prefix + "." + e.MessageType + "." + e.PartitionKey()
+	}
+}
+
+func newPublisher(t testing.TB, js jetstream.JetStream, opts ...reliarnats.Option) *reliarnats.Publisher {
+	t.Helper()
+	p, err := reliarnats.New(js, opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+func TestPublisherSuite(t *testing.T) {
+	publishertest.Run(t, func(t *testing.T) publishertest.Harness {
+		js := connect(t)
+		stream, prefix := testStream(t, js)
+		return publishertest.Harness{
+			Publisher: newPublisher(t, js, reliarnats.WithSubjectFunc(keyedSubject(prefix))),
+			Receive:   newStreamReader(stream).Receive,
+			Unroutable: func(t *testing.T) reliar.Publisher {
+				return newPublisher(t, js, reliarnats.WithSubjectPrefix(uniqueName("nostream")))
+			},
+			Broken: brokenPublisher,
+			Refused: func(t *testing.T, seq int) *reliar.SerializedEnvelope {
+				e := publishertest.Envelope(seq)
+				e.Payload = bytes.Repeat([]byte("x"), maxMsgSize+1)
+				return e
+			},
+			Features: publishertest.Features{
+				Batch:             true,
+				KeyIsPartitionKey: true, // through the subject, see keyedSubject
+				DedupByID:         true,
+				Limitations: "one NATS server: the stream has one replica, so the publish ack proves " +
+					"storage but not replication; the partition key is observed through a subject " +
+					"mapping of the test's own (WithSubjectFunc)",
+			},
+		}
+	})
+}
+
+// brokenPublisher returns a publisher whose live connection to the broker
+// has just been cut: the client keeps reconnecting to an address that no
+// longer answers, as during a broker crash or a network partition.
+func brokenPublisher(t *testing.T) reliar.Publisher {
+	px := startProxy(t, strings.TrimPrefix(natsURL, "nats://"))
+	p, err := reliarnats.Connect(t.Context(), "nats://"+px.addr(), reliarnats.WithConnOptions(
+		nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond)))
+	if err != nil {
+		t.Fatalf("Connect through the proxy: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	px.stop()
+	return p
+}
+
+func TestNeverConnected(t *testing.T) {
+	// A client still retrying its first connection knows nothing of the
+	// server yet: its publishes fail fast, and transiently.
+	p, err := reliarnats.Connect(t.Context(), "nats://"+closedAddr(t), reliarnats.WithConnOptions(
+		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond)))
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer p.Close()
+	errs := append(p.PublishBatch(t.Context(), []*reliar.SerializedEnvelope{publishertest.Envelope(1)}),
+		p.Publish(t.Context(), publishertest.Envelope(2)))
+	for _, err := range errs {
+		if err == nil || reliar.IsPermanent(err) {
+			t.Errorf("publish before the first connection: %v, want a transient error", err)
+		}
+	}
+}
+
+func TestDefaultSubject(t *testing.T) {
+	js := connect(t)
+	stream, prefix := testStream(t, js)
+	p := newPublisher(t, js, reliarnats.WithSubjectPrefix(prefix))
+	e := publishertest.Envelope(1)
+	if err := p.Publish(t.Context(), e); err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	m, err := stream.GetMsg(t.Context(), 1)
+	if err != nil {
+		t.Fatalf("GetMsg: %v", err)
+	}
+	if want := prefix + "." + e.MessageType; m.Subject != want {
+		t.Errorf("subject %q, want %q", m.Subject, want)
+	}
+	if got := m.Header.Get(jetstream.MsgIDHeader); got != e.ID.String() {
+		t.Errorf("Nats-Msg-Id %q, want the message id %s", got, e.ID)
+	}
+	d, err := reliarnats.Decode(m.Header, m.Data)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if err := publishertest.Compare(e, d); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestPublishRefusesBadMessages(t *testing.T) {
+	js := connect(t)
+	stream, prefix := testStream(t, js)
+	p := newPublisher(t, js, reliarnats.WithSubjectPrefix(prefix))
+	tests := []struct {
+		name  string
+		edit  func(e *reliar.SerializedEnvelope)
+		want  error
+		check func(err error) bool
+	}{
+		{"reserved header", func(e *reliar.SerializedEnvelope) { e.Headers["Nats-Rollup"] = "all" }, reliarnats.ErrInvalidHeader, nil},
+		{"header value with a line break", func(e *reliar.SerializedEnvelope) { e.Headers["x-a"] = "a\r\nb" }, reliarnats.ErrInvalidHeader, nil},
+		{"header name with a colon", func(e *reliar.SerializedEnvelope) { e.Headers["x:a"] = "v" }, reliarnats.ErrInvalidHeader, nil},
+		{"type with a space", func(e *reliar.SerializedEnvelope) { e.MessageType = "orders placed" }, reliarnats.ErrInvalidSubject, nil},
+		{"type with a wildcard", func(e *reliar.SerializedEnvelope) { e.MessageType = "orders.*" }, reliarnats.ErrInvalidSubject, nil},
+		{"empty type", func(e *reliar.SerializedEnvelope) { e.MessageType = "" }, reliarnats.ErrInvalidSubject, nil},
+		{"over the server's max payload", func(e *reliar.SerializedEnvelope) { e.Payload = make([]byte, 2<<20) }, nats.ErrMaxPayload, nil},
+		{"over the stream's max message size", func(e *reliar.SerializedEnvelope) { e.Payload = make([]byte, maxMsgSize+1) }, nil,
+			func(err error) bool {
+				var apiErr *jetstream.APIError
+				return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamMessageExceedsMaximum
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := publishertest.Envelope(1)
+			tt.edit(e)
+			err := p.Publish(t.Context(), e)
+			if !reliar.IsPermanent(err) {
+				t.Fatalf("Publish: %v, want a permanent error", err)
+			}
+			if tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("Publish: %v, want %v", err, tt.want)
+			}
+			if tt.check != nil && !tt.check(err) {
+				t.Fatalf("Publish: unexpected error %v", err)
+			}
+			res := p.PublishBatch(t.Context(), []*reliar.SerializedEnvelope{publishertest.Envelope(2), e})
+			if res[0] != nil || !reliar.IsPermanent(res[1]) {
+				t.Fatalf("PublishBatch: %v, want success then a permanent error", res)
+			}
+		})
+	}
+	info, err := stream.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info.State.Msgs; n != uint64(len(tests)) {
+		t.Fatalf("the stream holds %d messages, want only the %d good ones", n, len(tests))
+	}
+}
+
+func TestNoStream(t *testing.T) {
+	js := connect(t)
+	tests := []struct {
+		name      string
+		opts      []reliarnats.Option
+		permanent bool
+	}{
+		{"permanent by default", nil, true},
+		{"transient when streams may come later", []reliarnats.Option{reliarnats.WithNoStreamTransient()}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPublisher(t, js, append(tt.opts, reliarnats.WithSubjectPrefix(uniqueName("nostream")))...)
+			errs := append(p.PublishBatch(t.Context(), []*reliar.SerializedEnvelope{publishertest.Envelope(1)}),
+				p.Publish(t.Context(), publishertest.Envelope(2)))
+			for _, err := range errs {
+				if !errors.Is(err, reliarnats.ErrNoStream) || reliar.IsPermanent(err) != tt.permanent {
+					t.Errorf("publish: %v, want ErrNoStream, permanent %v", err, tt.permanent)
+				}
+			}
+		})
+	}
+}
+
+func TestConnectOwnsItsConnection(t *testing.T) {
+	_, prefix := testStream(t, connect(t))
+	p, err := reliarnats.Connect(t.Context(), natsURL, reliarnats.WithSubjectPrefix(prefix))
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if err := p.Publish(t.Context(), publishertest.Envelope(1)); err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	_ = p.Close()
+	_ = p.Close()
+	err = p.Publish(t.Context(), publishertest.Envelope(2))
+	if !errors.Is(err, reliarnats.ErrClosed) || reliar.IsPermanent(err) {
+		t.Fatalf("Publish after Close: %v, want a transient ErrClosed", err)
+	}
+	for i, err := range p.PublishBatch(t.Context(), []*reliar.SerializedEnvelope{publishertest.Envelope(3)}) {
+		if !errors.Is(err, reliarnats.ErrClosed) {
+			t.Fatalf("PublishBatch result %d after Close: %v, want ErrClosed", i, err)
+		}
+	}
+}
+
+func TestConnectFails(t *testing.T) {
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	short, cancel2 := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel2()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		url  string
+		opts []reliarnats.Option
+		want error
+	}{
+		{"unreachable", short, "nats://" + closedAddr(t), nil, nats.ErrNoServers},
+		{"cancelled", cancelled, natsURL, nil, context.Canceled},
+		{"bad option", t.Context(), natsURL, []reliarnats.Option{reliarnats.WithSubjectPrefix("a b")}, reliarnats.ErrInvalidOption},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := reliarnats.Connect(tt.ctx, tt.url, tt.opts...)
+			if p != nil || !errors.Is(err, tt.want) {
+				t.Fatalf("Connect: %v, %v; want %v", p, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	js := connect(t)
+	subject := func(*reliar.SerializedEnvelope) string { return "x" }
+	tests := []struct {
+		name string
+		js   jetstream.JetStream
+		opts []reliarnats.Option
+	}{
+		{"nil JetStream", nil, nil},
+		{"empty prefix", js, []reliarnats.Option{reliarnats.WithSubjectPrefix("")}},
+		{"prefix with a wildcard", js, []reliarnats.Option{reliarnats.WithSubjectPrefix("a.>")}},
+		{"nil subject func", js, []reliarnats.Option{reliarnats.WithSubjectFunc(nil)}},
+		{"prefix and func", js, []reliarnats.Option{reliarnats.WithSubjectPrefix("a"), reliarnats.WithSubjectFunc(subject)}},
+		{"connection options", js, []reliarnats.Option{reliarnats.WithConnOptions(nats.Name("x"))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := reliarnats.New(tt.js, tt.opts...); !errors.Is(err, reliarnats.ErrInvalidOption) {
+				t.Fatalf("New: %v, want ErrInvalidOption", err)
+			}
+		})
+	}
+}
+
+func TestDecodeRefusesBadHeaders(t *testing.T) {
+	h := nats.Header{}
+	h.Set("ce-id", "not a uuid")
+	if _, err := reliarnats.Decode(h, nil); err == nil {
+		t.Fatal("Decode accepted a bad ce-id")
+	}
+}
