@@ -31,8 +31,9 @@ const maxParams = 65535
 // max_allowed_packet (16 MiB).
 const maxChunkBytes = 4 << 20
 
-// ErrNilTx is returned by Enqueue when it is given no transaction.
-var ErrNilTx = errors.New("mysqlstore: enqueue needs a transaction")
+// ErrNilTx is returned by Enqueue and by the inbox's MarkProcessed when they
+// are given no transaction.
+var ErrNilTx = errors.New("mysqlstore: a transaction is required")
 
 // Enqueue writes msgs to the outbox inside tx, the caller's transaction, so
 // that they commit or roll back with the business change. It takes only a

@@ -24,7 +24,8 @@
 //
 // # Schema
 //
-// [Migrate] creates the outbox table and its indexes and records the applied
+// [Migrate] creates the outbox table and its indexes (migration 1) and the
+// inbox's processed_messages table (migration 2), and records the applied
 // version in the reliar_migrations table; [Migrations] exposes the same SQL
 // for teams that run their own migration tool. [New] refuses a database whose
 // schema is older than this release with a *[NotMigratedError].
@@ -42,4 +43,28 @@
 // [Store.Enqueue] takes only a *sql.Tx, never a *sql.DB or a *sql.Conn: a
 // message must commit or roll back together with the business change that
 // caused it.
+//
+// # Inbox
+//
+// [Store.Inbox] returns an inbox.Marker[*sql.Tx]: a consumer records each
+// message it processes in the processed_messages table, inside the same
+// transaction as the message's business effect, and inbox.Process skips a
+// message already recorded. The record is an INSERT … ON CONFLICT DO
+// NOTHING; the rows it changed tell a first delivery (1) from a duplicate
+// (0). Open the consumer's transactions with BEGIN IMMEDIATE (as [Open] and
+// [DSN] do): concurrent deliveries of one message then take turns at
+// SQLite's write lock, and each later one finds the first one's record, or
+// records the message itself when the first rolled back. A deferred
+// transaction that reads before it records may fail with SQLITE_BUSY instead
+// of waiting (a transient error: roll back and let the message be
+// redelivered).
+//
+// Records are kept for a retention period and then deleted by
+// [Inbox.PurgeProcessed], in bounded batches, oldest first, never a record
+// younger than the retention (inbox.DefaultRetention, 14 days, unless the
+// caller says otherwise). The retention must exceed the broker's redelivery
+// horizon, the longest time after which a message can still be delivered
+// again (JetStream's MaxAge, Kafka's retention, a RabbitMQ queue's message
+// TTL, a producer's own retries): a delivery that arrives after its record
+// was purged is processed again. Records carry times from the store's clock.
 package sqlitestore

@@ -26,8 +26,9 @@ const maxParams = 32766
 // insertChunk is the most rows one INSERT carries.
 const insertChunk = maxParams / insertArity
 
-// ErrNilTx is returned by Enqueue when it is given no transaction.
-var ErrNilTx = errors.New("sqlitestore: enqueue needs a transaction")
+// ErrNilTx is returned by Enqueue and by the inbox's MarkProcessed when they
+// are given no transaction.
+var ErrNilTx = errors.New("sqlitestore: a transaction is required")
 
 // Enqueue writes msgs to the outbox inside tx, the caller's transaction, so
 // that they commit or roll back with the business change. It takes only a

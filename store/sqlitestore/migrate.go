@@ -69,8 +69,9 @@ func loadMigrations() ([]migration, error) {
 }
 
 // SchemaVersion is the schema version this release needs: the number of its
-// latest migration. New refuses a database below it.
-const SchemaVersion = 1
+// latest migration (1 creates the outbox table, 2 the inbox's
+// processed_messages table). New refuses a database below it.
+const SchemaVersion = 2
 
 // ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError.
 var ErrNotMigrated = errors.New("sqlitestore: schema not migrated")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -116,9 +117,10 @@ func TestMigrationsFS(t *testing.T) {
 	if len(ups) != sqlitestore.SchemaVersion || len(downs) != len(ups) {
 		t.Fatalf("up %v down %v, want %d of each", ups, downs, sqlitestore.SchemaVersion)
 	}
-	// The files apply as they are, down then up again.
+	// The files apply as they are: up, down in reverse order, up again.
+	slices.Reverse(downs)
 	db := openDB(t, filepath.Join(t.TempDir(), "x.db"))
-	for _, name := range append(append(ups, downs...), ups...) {
+	for _, name := range slices.Concat(ups, downs, ups) {
 		body, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			t.Fatal(err)
@@ -126,5 +128,47 @@ func TestMigrationsFS(t *testing.T) {
 		if _, err := db.Exec(string(body)); err != nil {
 			t.Fatalf("apply %s: %v", name, err)
 		}
+	}
+}
+
+// A database at version 1 (the outbox alone) is refused by New until
+// Migrate adds the inbox table; its messages survive the upgrade.
+func TestMigrateFromVersion1(t *testing.T) {
+	ctx := t.Context()
+	db := openDB(t, filepath.Join(t.TempDir(), "x.db"))
+	v1, err := fs.ReadFile(sqlitestore.Migrations(), "0001_outbox.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, string(v1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE reliar_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT;
+		INSERT INTO reliar_migrations VALUES (1, '0001_outbox.up.sql', 0);
+		INSERT INTO outbox (id, message_type, payload) VALUES ('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'kept', x'7b7d')`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqlitestore.New(ctx, db)
+	var nm *sqlitestore.NotMigratedError
+	if !errors.As(err, &nm) || nm.Have != 1 || nm.Want != 2 {
+		t.Fatalf("New on a version 1 database: %v, want Have 1 Want 2", err)
+	}
+	if err := sqlitestore.Migrate(ctx, db); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	s, err := sqlitestore.New(ctx, db)
+	if err != nil {
+		t.Fatalf("New after Migrate: %v", err)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Due != 1 {
+		t.Fatalf("Stats = %+v, %v; want the version 1 message still due", st, err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if first, err := s.Inbox().MarkProcessed(ctx, tx, "billing", reliar.NewMessageID()); !first || err != nil {
+		t.Fatalf("MarkProcessed after the upgrade = %v, %v", first, err)
 	}
 }

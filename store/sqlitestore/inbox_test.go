@@ -1,0 +1,206 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/inbox"
+	"github.com/reliar/reliar/inbox/inboxtest"
+	"github.com/reliar/reliar/store/sqlitestore"
+)
+
+// TestInboxConformance runs the inbox contract's suite, each subtest on a
+// fresh database file whose handle comes from Open, so that every consumer
+// transaction begins with BEGIN IMMEDIATE.
+func TestInboxConformance(t *testing.T) {
+	inboxtest.Run(t, inboxHarness)
+}
+
+// inboxHarness is the inboxtest harness of a fresh store, with an effects
+// table as the consumer's business table.
+func inboxHarness(t *testing.T) inboxtest.Harness[*sql.Tx] {
+	s := newStore(t)
+	db := s.DB()
+	if _, err := db.ExecContext(t.Context(), `CREATE TABLE effects (value TEXT NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	return inboxtest.Harness[*sql.Tx]{
+		Marker:   s.Inbox(),
+		Begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
+		Commit:   func(tx *sql.Tx) error { return tx.Commit() },
+		Rollback: func(tx *sql.Tx) error { return tx.Rollback() },
+		Effect: func(ctx context.Context, tx *sql.Tx, v string) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO effects (value) VALUES (?)`, v)
+			return err
+		},
+		Effects: func(ctx context.Context) ([]string, error) { return effectValues(ctx, db) },
+		Advance: func(ctx context.Context, d time.Duration) error {
+			_, err := db.ExecContext(ctx, `UPDATE processed_messages SET processed_at = processed_at - ?`, d.Microseconds())
+			return err
+		},
+	}
+}
+
+// effectValues reads the effects table.
+func effectValues(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT value FROM effects`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// mark records (consumer, id) in a transaction of its own and commits it.
+func mark(t *testing.T, in *sqlitestore.Inbox, db *sql.DB, consumer string, id reliar.MessageID) bool {
+	t.Helper()
+	tx, err := db.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	first, err := in.MarkProcessed(t.Context(), tx, consumer, id)
+	if err != nil {
+		t.Fatalf("MarkProcessed: %v", err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return first
+}
+
+func TestInboxRefusesBadInput(t *testing.T) {
+	s := newStore(t)
+	in := s.Inbox()
+	tx, err := s.DB().BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	tests := []struct {
+		name     string
+		tx       *sql.Tx
+		consumer string
+		id       reliar.MessageID
+		want     error
+	}{
+		{"nil transaction", nil, "billing", reliar.NewMessageID(), sqlitestore.ErrNilTx},
+		{"empty consumer", tx, "", reliar.NewMessageID(), sqlitestore.ErrInvalidRequest},
+		{"control byte in consumer", tx, "bill\ning", reliar.NewMessageID(), sqlitestore.ErrInvalidRequest},
+		{"consumer too long", tx, string(make([]byte, 201)), reliar.NewMessageID(), sqlitestore.ErrInvalidRequest},
+		{"nil message id", tx, "billing", reliar.MessageID{}, sqlitestore.ErrInvalidRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first, err := in.MarkProcessed(t.Context(), tt.tx, tt.consumer, tt.id)
+			if first || !errors.Is(err, tt.want) {
+				t.Fatalf("MarkProcessed = %v, %v; want %v", first, err, tt.want)
+			}
+		})
+	}
+	for _, retention := range []time.Duration{0, -time.Hour} {
+		_, err := in.PurgeProcessed(t.Context(), retention, 10)
+		if !errors.Is(err, sqlitestore.ErrInvalidRequest) || !reliar.IsPermanent(err) {
+			t.Errorf("PurgeProcessed(retention %v) = %v, want a permanent ErrInvalidRequest", retention, err)
+		}
+	}
+}
+
+// Marking a message twice in one transaction reports the second as a
+// duplicate; any printable bytes, valid UTF-8 or not, name a consumer.
+func TestInboxMarksOncePerTransaction(t *testing.T) {
+	s := newStore(t)
+	in := s.Inbox()
+	for _, consumer := range []string{"billing", "caf\xe9", strings.Repeat("c", 200)} {
+		tx, err := s.DB().BeginTx(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := reliar.NewMessageID()
+		for i, want := range []bool{true, false} {
+			got, err := in.MarkProcessed(t.Context(), tx, consumer, id)
+			if err != nil || got != want {
+				t.Fatalf("consumer %q mark %d = %v, %v; want %v", consumer, i, got, err, want)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if mark(t, in, s.DB(), consumer, id) {
+			t.Fatalf("consumer %q: committed record not found", consumer)
+		}
+	}
+}
+
+// Records carry the store's clock, and the purge measures retention on it:
+// a record exactly as old as the retention is kept, an older one deleted.
+func TestInboxPurgeUsesStoreClock(t *testing.T) {
+	base := time.Date(2030, 1, 2, 3, 4, 5, 6000, time.UTC)
+	now := base
+	db, _ := newDB(t)
+	s, err := sqlitestore.New(t.Context(), db, sqlitestore.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := s.Inbox()
+	ids := []reliar.MessageID{reliar.NewMessageID(), reliar.NewMessageID()}
+	mark(t, in, db, "billing", ids[0])
+	now = base.Add(time.Microsecond)
+	mark(t, in, db, "billing", ids[1])
+
+	var at int64
+	if err := db.QueryRow(`SELECT processed_at FROM processed_messages WHERE message_id = ?`, ids[0].String()).Scan(&at); err != nil {
+		t.Fatal(err)
+	}
+	if got := time.UnixMicro(at).UTC(); !got.Equal(base.Truncate(time.Microsecond)) {
+		t.Fatalf("processed_at %v, want the store's clock %v", got, base)
+	}
+
+	// At base + retention + 1µs, the first record is older than the
+	// retention by 1µs and the second exactly as old.
+	now = base.Add(inbox.DefaultRetention + time.Microsecond)
+	n, err := in.PurgeProcessed(t.Context(), inbox.DefaultRetention, 0)
+	if err != nil || n != 1 {
+		t.Fatalf("PurgeProcessed = %d, %v; want 1", n, err)
+	}
+	if !mark(t, in, db, "billing", ids[0]) {
+		t.Fatal("the purged record still blocks its message")
+	}
+	if mark(t, in, db, "billing", ids[1]) {
+		t.Fatal("a record as old as the retention was purged")
+	}
+}
+
+// A missing table is a permanent error of both operations.
+func TestInboxSchemaErrorsArePermanent(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.DB().Exec(`DROP TABLE processed_messages`); err != nil {
+		t.Fatal(err)
+	}
+	in := s.Inbox()
+	tx, err := s.DB().BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var se *sqlitestore.Error
+	if _, err := in.MarkProcessed(t.Context(), tx, "billing", reliar.NewMessageID()); !errors.As(err, &se) || !reliar.IsPermanent(err) || se.Op != "mark processed" {
+		t.Fatalf("MarkProcessed = %v, want a permanent *Error", err)
+	}
+	if _, err := in.PurgeProcessed(t.Context(), time.Hour, 10); !errors.As(err, &se) || !reliar.IsPermanent(err) {
+		t.Fatalf("PurgeProcessed = %v, want a permanent *Error", err)
+	}
+}
