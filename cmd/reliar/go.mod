@@ -8,6 +8,7 @@ require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/go-sql-driver/mysql v1.10.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 )
 
 require (
@@ -25,6 +26,7 @@ require (
 	github.com/nats-io/nats.go v1.55.0 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/reliar/reliar/publisher/nats v0.0.0
 	github.com/reliar/reliar/store/mysqlstore v0.0.0
 	github.com/reliar/reliar/store/pgstore v0.0.0
 	github.com/reliar/reliar/store/sqlitestore v0.0.0
@@ -47,3 +49,5 @@ replace github.com/reliar/reliar/store/pgstore => ../../store/pgstore
 replace github.com/reliar/reliar/store/sqlitestore => ../../store/sqlitestore
 
 replace github.com/reliar/reliar/store/mysqlstore => ../../store/mysqlstore
+
+replace github.com/reliar/reliar/publisher/nats => ../../publisher/nats

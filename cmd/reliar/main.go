@@ -1,4 +1,25 @@
-// Command reliar runs and operates Reliar outboxes: demo, migrate, relay and the operator commands.
+// Command reliar runs and operates Reliar transactional outboxes: demo,
+// migrate, version, and (to come) relay and the operator commands.
 package main
 
-func main() {}
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/reliar/reliar/cmd/reliar/internal/cli"
+	"github.com/reliar/reliar/cmd/reliar/internal/progress"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Run(ctx, os.Args[1:], cli.Env{
+		Stdout:         os.Stdout,
+		Stderr:         os.Stderr,
+		Getenv:         os.LookupEnv,
+		StderrTerminal: progress.IsTerminal(os.Stderr),
+	})
+	stop()
+	os.Exit(code)
+}

@@ -240,7 +240,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	defer cleanup(func(c context.Context) error { cons.stop(c); return nil })
 
-	pub, err := newPublisher(brk, cfg.Logger)
+	pub, err := newPublisher(brk)
 	if err != nil {
 		return Result{}, err
 	}

@@ -1,13 +1,19 @@
 package demo
 
 import (
-	"errors"
-	"log/slog"
+	"fmt"
 
 	"github.com/reliar/reliar"
+	pubnats "github.com/reliar/reliar/publisher/nats"
 )
 
-// newPublisher returns the JetStream publisher of the demo's stream.
-func newPublisher(b *broker, log *slog.Logger) (reliar.Publisher, error) {
-	return nil, errors.New("demo: the NATS publisher is not available yet")
+// newPublisher returns the JetStream publisher of the demo's stream: a
+// batch publisher on the broker's connection, publishing every message on
+// "<the demo's subject>.<message type>".
+func newPublisher(b *broker) (reliar.Publisher, error) {
+	p, err := pubnats.New(b.js, pubnats.WithSubjectPrefix(b.subject))
+	if err != nil {
+		return nil, fmt.Errorf("demo: NATS publisher: %w", err)
+	}
+	return p, nil
 }

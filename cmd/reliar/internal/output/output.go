@@ -80,6 +80,28 @@ func (p *Printer) Document(v any) error {
 	return nil
 }
 
+// Text writes a block of text as the whole result (SQL, for example) and
+// seals the printer. A missing final newline is added. In JSON mode it
+// fails: a JSON result is a document.
+func (p *Printer) Text(text string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sealed {
+		return ErrSealed
+	}
+	if p.json {
+		return errors.New("output: a JSON result is a document, not text")
+	}
+	p.sealed = true
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if _, err := io.WriteString(p.w, text); err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	return nil
+}
+
 // Sealed reports whether the result is complete.
 func (p *Printer) Sealed() bool {
 	p.mu.Lock()

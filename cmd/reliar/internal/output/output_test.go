@@ -87,3 +87,23 @@ func TestWriteErrors(t *testing.T) {
 		t.Fatal("Document: want the writer's error")
 	}
 }
+
+func TestText(t *testing.T) {
+	var buf bytes.Buffer
+	p := New(&buf, false)
+	if err := p.Text("SELECT 1;\nSELECT 2;"); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != "SELECT 1;\nSELECT 2;\n" {
+		t.Fatalf("output %q", got)
+	}
+	if err := p.Text("again"); !errors.Is(err, ErrSealed) {
+		t.Fatalf("second Text = %v, want ErrSealed", err)
+	}
+	if err := New(&buf, true).Text("x"); err == nil {
+		t.Fatal("Text in JSON mode must fail")
+	}
+	if err := New(failingWriter{}, false).Text("x"); err == nil {
+		t.Fatal("want the writer's error")
+	}
+}

@@ -29,7 +29,7 @@ func IsTerminal(w io.Writer) bool {
 
 // New returns a bar of total steps labelled desc, drawn on w when terminal
 // is true and discarded otherwise.
-func New(w io.Writer, terminal bool, total int, desc string) Bar {
+func New(terminal bool, total int, desc string, w io.Writer) Bar {
 	if !terminal || total <= 0 {
 		return Discard{}
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestNoTerminalDrawsNothing(t *testing.T) {
 	var buf bytes.Buffer
-	b := New(&buf, IsTerminal(&buf), 10, "delivered")
+	b := New(IsTerminal(&buf), 10, "delivered", &buf)
 	if _, ok := b.(Discard); !ok {
 		t.Fatalf("New on a buffer = %T, want Discard", b)
 	}
@@ -36,13 +36,13 @@ func TestIsTerminal(t *testing.T) {
 
 func TestTerminalBar(t *testing.T) {
 	var buf bytes.Buffer
-	b := New(&buf, true, 10, "delivered")
+	b := New(true, 10, "delivered", &buf)
 	b.Set(10)
 	b.Finish()
 	if !strings.Contains(buf.String(), "delivered") {
 		t.Fatalf("bar output %q lacks its description", buf.String())
 	}
-	if _, ok := New(&buf, true, 0, "x").(Discard); !ok {
+	if _, ok := New(true, 0, "x", &buf).(Discard); !ok {
 		t.Fatal("a bar of no steps must be discarded")
 	}
 }
