@@ -1,0 +1,99 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/reliar/reliar/bench/internal/pgenv"
+)
+
+// config is what the flags set.
+type config struct {
+	quick           bool
+	dsn             string
+	reps            int
+	messages        int
+	perTx           int
+	latencyMessages int
+	rate            int
+	runTimeout      time.Duration
+	results         string
+	profileDir      string
+	only            []string
+	scenarios       map[string]bool
+	natsURL         string
+}
+
+// parseFlags reads args; sizes left at zero take the full or quick defaults.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	var only, scenarios string
+	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&c.quick, "quick", false, "reduced run: 5,000 messages, Reliar defaults, River tuned, watermill tuned and raw SQL; Reliar latency only; prints the ratio line last")
+	fs.StringVar(&c.dsn, "dsn", pgenv.DefaultDSN, "PostgreSQL database in which every run creates (and drops) its own schema")
+	fs.IntVar(&c.reps, "reps", 3, "repetitions of every run, interleaved across systems")
+	fs.IntVar(&c.messages, "messages", 0, "drain backlog (default 20000, quick 5000)")
+	fs.IntVar(&c.perTx, "per-tx", 100, "messages per producer transaction in the drain preload")
+	fs.IntVar(&c.latencyMessages, "latency-messages", 0, "single-message transactions per latency run (default 1000, quick 200)")
+	fs.IntVar(&c.rate, "rate", 200, "latency transactions per second")
+	fs.DurationVar(&c.runTimeout, "run-timeout", 2*time.Minute, "bound of one run")
+	fs.StringVar(&c.results, "results", "", `directory for the JSON lines (default "results"; quick: none unless set)`)
+	fs.StringVar(&c.profileDir, "cpuprofile", "", "directory for a CPU profile of every Reliar drain run")
+	fs.StringVar(&only, "only", "", "comma-separated system names to run (default: all of the mode)")
+	fs.StringVar(&scenarios, "scenarios", "drain,latency,jetstream", "comma-separated scenarios: drain (with enqueue), latency, jetstream")
+	fs.StringVar(&c.natsURL, "nats", "nats://127.0.0.1:4222", "NATS server of the jetstream scenario")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return c, err
+		}
+		return c, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	if c.messages == 0 {
+		c.messages = pick(c.quick, 5000, 20000)
+	}
+	if c.latencyMessages == 0 {
+		c.latencyMessages = pick(c.quick, 200, 1000)
+	}
+	if c.results == "" && !c.quick {
+		c.results = "results"
+	}
+	switch {
+	case c.reps <= 0, c.messages <= 0, c.perTx <= 0, c.latencyMessages <= 0, c.rate <= 0, c.runTimeout <= 0:
+		return c, fmt.Errorf("%w: -reps, -messages, -per-tx, -latency-messages, -rate and -run-timeout must be positive", errUsage)
+	}
+	c.only = splitList(only)
+	c.scenarios = map[string]bool{}
+	for _, s := range splitList(scenarios) {
+		switch s {
+		case "drain", "latency", "jetstream":
+			c.scenarios[s] = true
+		default:
+			return c, fmt.Errorf("%w: unknown scenario %q", errUsage, s)
+		}
+	}
+	return c, nil
+}
+
+func pick(quick bool, q, full int) int {
+	if quick {
+		return q
+	}
+	return full
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

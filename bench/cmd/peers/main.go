@@ -1,0 +1,49 @@
+// Command peers runs Reliar against River, watermill's forwarder and a raw
+// SQL loop on the local PostgreSQL, interleaved, each run on a fresh
+// schema, and prints a table of medians. With -quick it runs a reduced
+// comparison in under a minute whose last line is
+//
+//	ratio_vs_raw=R ratio_vs_watermill_tuned=W ratio_vs_river_tuned=V latency_p50_ms=L latency_p99_ms=M
+//
+// Progress goes to stderr, the report to stdout, and every run's raw
+// result, as a JSON line, to results/<date>-<scenario>.jsonl.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks bad command-line input.
+var errUsage = errors.New("usage")
+
+// run is the command, with its streams as arguments so that tests can run it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	return compare(ctx, cfg, stdout, stderr)
+}

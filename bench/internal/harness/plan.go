@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/reliar/reliar/bench/internal/report"
+)
+
+// Plan is a whole comparison: the systems of each scenario, run
+// interleaved (A B C D, A B C D, …) for Reps repetitions.
+type Plan struct {
+	// Reps is the number of repetitions of every run.
+	Reps int
+	// Drain and DrainSystems configure the drain (and enqueue) runs; no
+	// systems skips them.
+	Drain        DrainConfig
+	DrainSystems []System
+	// Latency and LatencySystems configure the latency runs; no systems
+	// skips them.
+	Latency        LatencyConfig
+	LatencySystems []System
+}
+
+// Run executes p, handing every result to emit as soon as it is known, and
+// returns the errors of the failed runs joined. A failed run does not stop
+// the others; ctx does.
+func (h *Harness) Run(ctx context.Context, p Plan, emit func(report.Result)) error {
+	stamp := func(r report.Result) {
+		r.Time = time.Now().UTC()
+		emit(r)
+	}
+	var errs []error
+	for rep := 1; rep <= p.Reps; rep++ {
+		for _, sys := range p.DrainSystems {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+			enq, drain, err := h.Drain(ctx, sys, rep, p.Drain)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("drain %s rep %d: %w", sys.Name, rep, err))
+			}
+			stamp(enq)
+			stamp(drain)
+		}
+	}
+	for rep := 1; rep <= p.Reps; rep++ {
+		for _, sys := range p.LatencySystems {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+			res, err := h.Latency(ctx, sys, rep, p.Latency)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("latency %s rep %d: %w", sys.Name, rep, err))
+			}
+			stamp(res)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,138 @@
+// Package reliarrun sets Reliar up for the benchmark: store/pgstore on the
+// run's schema, the outbox dispatcher, and a publisher that hands every
+// message to the sink.
+package reliarrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/bench/internal/harness"
+	"github.com/reliar/reliar/bench/internal/payload"
+	"github.com/reliar/reliar/bench/internal/pgenv"
+	"github.com/reliar/reliar/bench/internal/quietlog"
+	"github.com/reliar/reliar/bench/internal/sink"
+	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/store/pgstore"
+)
+
+// Message is the benchmark document as a Reliar message body.
+type Message payload.Doc
+
+// MessageType implements reliar.Message.
+func (Message) MessageType() string { return "bench.message" }
+
+// Variant is one configuration of Reliar under test.
+type Variant struct {
+	// Name identifies the variant in results.
+	Name string
+	// Batch gives the dispatcher a reliar.BatchPublisher.
+	Batch bool
+	// Tune changes the default settings; nil keeps them.
+	Tune func(*outbox.Settings)
+	// Publisher, when set, replaces the sink publisher: it is built for
+	// every run from the run's sink.
+	Publisher func(s *sink.Sink) reliar.Publisher
+}
+
+// Defaults is Reliar with outbox.DefaultSettings and a plain Publisher.
+func Defaults() Variant { return Variant{Name: "reliar defaults"} }
+
+// Batch512 is Reliar with a BatchPublisher, BatchSize and MaxInFlight 512.
+func Batch512() Variant {
+	return Variant{Name: "reliar batch 512", Batch: true, Tune: func(s *outbox.Settings) {
+		s.BatchSize, s.MaxInFlight = 512, 512
+	}}
+}
+
+// System returns the harness system of v.
+func (v Variant) System() harness.System {
+	return harness.System{Name: v.Name, Open: v.open}
+}
+
+func (v Variant) open(ctx context.Context, env pgenv.Env) (harness.Target, error) {
+	pool, err := env.Pool(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := pgstore.Migrate(ctx, pool, env.Schema); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("reliarrun: migrate: %w", err)
+	}
+	// Errors only: the store warns that other schemas of this shared
+	// database hold outbox tables, which is how the benchmark works.
+	store, err := pgstore.New(ctx, pool, pgstore.WithSchema(env.Schema), pgstore.WithLogger(quietlog.AtLevel(slog.LevelError)))
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("reliarrun: new store: %w", err)
+	}
+	return &target{v: v, pool: pool, store: store}, nil
+}
+
+// target is Reliar on one run's schema.
+type target struct {
+	v     Variant
+	pool  *pgxpool.Pool
+	store *pgstore.Store
+}
+
+func (t *target) Enqueue(ctx context.Context, docs []payload.Doc) error {
+	msgs := make([]reliar.Outgoing, len(docs))
+	for i, d := range docs {
+		msgs[i] = reliar.NewMsg(Message(d))
+	}
+	tx, err := t.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("reliarrun: begin: %w", err)
+	}
+	if _, err := t.store.Enqueue(ctx, tx, msgs...); err != nil {
+		return errors.Join(fmt.Errorf("reliarrun: enqueue: %w", err), tx.Rollback(ctx))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("reliarrun: commit: %w", err)
+	}
+	return nil
+}
+
+func (t *target) Start(ctx context.Context, s *sink.Sink) (func(context.Context) error, error) {
+	settings := outbox.DefaultSettings()
+	if t.v.Tune != nil {
+		t.v.Tune(&settings)
+	}
+	var pub reliar.Publisher = Publisher{Sink: s}
+	switch {
+	case t.v.Publisher != nil:
+		pub = t.v.Publisher(s)
+	case t.v.Batch:
+		pub = BatchPublisher{Publisher{Sink: s}}
+	}
+	d, err := outbox.New(t.store, pub, settings, outbox.WithLogger(quietlog.New()))
+	if err != nil {
+		return nil, fmt.Errorf("reliarrun: new dispatcher: %w", err)
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	var runErr error
+	wg.Go(func() { runErr = d.Run(rctx) })
+	return func(context.Context) error {
+		cancel()
+		wg.Wait()
+		if runErr != nil {
+			return fmt.Errorf("reliarrun: dispatcher: %w", runErr)
+		}
+		return nil
+	}, nil
+}
+
+func (t *target) Pending(ctx context.Context) (int64, error) {
+	var n int64
+	err := t.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE published_at IS NULL AND dead_at IS NULL`).Scan(&n)
+	return n, err
+}
+
+func (t *target) Close() { t.pool.Close() }
