@@ -80,7 +80,9 @@ func WithSerializer(s reliar.Serializer) Option {
 // WithStatementTimeout bounds every statement the store runs on its own pool
 // with SET LOCAL statement_timeout, pipelined with the statement in one round
 // trip. Enqueue is not affected: the caller's transaction is the caller's.
-// Defaults to 0, meaning no timeout beyond the context's.
+// The first use of a statement on a connection prepares it in a round trip of
+// its own, which the timeout does not bound, so bound calls with their
+// context as well. Defaults to 0, meaning no timeout beyond the context's.
 func WithStatementTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
