@@ -109,7 +109,8 @@ func NewRow(ctx context.Context, o reliar.Outgoing, ser reliar.Serializer, maxPa
 }
 
 // Envelope decodes a stored row into the envelope a publisher receives.
-// Columns win over the metadata document for every field stored in both; NULL
+// Columns win over the metadata document for every field stored in both (for
+// expires_at even when the column is NULL: it drives expiry); NULL
 // metadata and headers decode as empty; a missing conversation id becomes the
 // message id. It fails, with a *DecodeError, on bad metadata JSON, an unknown
 // metadata version, or headers that are not a JSON object of strings: such a
@@ -148,9 +149,9 @@ func (r *Row) Envelope() (reliar.SerializedEnvelope, error) {
 	if r.TenantID != nil {
 		m.TenantID = *r.TenantID
 	}
-	if r.ExpiresAt != nil {
-		m.Delivery.ExpiresAt = r.ExpiresAt
-	}
+	// expires_at drives expiry and RetryDead clears it, so the column is
+	// authoritative even when NULL.
+	m.Delivery.ExpiresAt = r.ExpiresAt
 	if r.ContentType != "" {
 		m.Delivery.ContentType = r.ContentType
 	}

@@ -208,7 +208,8 @@ type PurgeRequest struct {
 	PublishedRetention *time.Duration
 	// DeadRetention deletes dead rows older than it; nil skips.
 	DeadRetention *time.Duration
-	// BatchSize caps each of the pass's three statements.
+	// BatchSize caps each of the pass's three statements; zero or negative
+	// means the store's default (1000 in the stores of this module tree).
 	BatchSize int
 }
 

@@ -85,6 +85,7 @@ func (s *Store) RetryDead(ctx context.Context, ids []reliar.MessageID) (int64, e
 		r.lapsedClaims = 0
 		if r.expired(now) {
 			r.expiresAt = nil
+			r.env.Metadata.Delivery.ExpiresAt = nil // the column is authoritative, as in outbox.Row.Envelope
 		}
 		s.move(r, ready)
 		n++

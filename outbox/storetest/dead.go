@@ -248,6 +248,10 @@ func deadRetry(f *fixture) {
 		if r.Reclaimed || r.Attempts != 0 || r.Envelope.Attempt != 1 {
 			f.t.Errorf("row %s: Reclaimed %v Attempts %d Attempt %d; want a fresh start", r.Envelope.ID, r.Reclaimed, r.Attempts, r.Envelope.Attempt)
 		}
+		// The publisher must not be told the expiry that the retry cleared.
+		if exp := r.Envelope.Metadata.Delivery.ExpiresAt; r.Envelope.ID == lapsedOut.ID && exp != nil {
+			f.t.Errorf("row %s: envelope still expires at %v after RetryDead cleared expires_at", r.Envelope.ID, *exp)
+		}
 	}
 }
 

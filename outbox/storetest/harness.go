@@ -30,9 +30,11 @@ type Harness struct {
 	// Inspect reads the bookkeeping columns of one row; it returns
 	// ErrNoRow when the row does not exist.
 	Inspect func(ctx context.Context, id reliar.MessageID) (RowState, error)
-	// Advance makes the store behave as if d had passed: every stored
-	// timestamp moves d into the past (available_at, created_at,
-	// last_claimed_at, locked_until, expires_at, published_at, dead_at).
+	// Advance makes the store behave as if d had passed: either every
+	// stored timestamp moves d into the past (available_at, created_at,
+	// last_claimed_at, locked_until, expires_at, published_at, dead_at), or
+	// the store's own clock moves d forward. The suite measures time
+	// against Stats().AsOf, so both work.
 	Advance func(ctx context.Context, d time.Duration) error
 }
 
