@@ -2,6 +2,17 @@ module github.com/reliar/reliar/publisher/redis
 
 go 1.26.0
 
-require github.com/reliar/reliar v0.0.0
+require (
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/reliar/reliar v0.0.0
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
 
 replace github.com/reliar/reliar => ../..

@@ -1,0 +1,242 @@
+package redis_test
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/publisher/publishertest"
+	reliarredis "github.com/reliar/reliar/publisher/redis"
+)
+
+// wrongType is the message type the suite harness routes to a key that
+// holds a string, not a stream.
+const wrongType = "publishertest.wrongtype"
+
+// stringKey returns a fresh key holding a plain string.
+func stringKey(t testing.TB, c *redis.Client) string {
+	t.Helper()
+	key := uniqueKey(t, c, "string")
+	if err := c.Set(t.Context(), key, "not a stream", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+func TestPublisherSuite(t *testing.T) {
+	publishertest.Run(t, func(t *testing.T) publishertest.Harness {
+		c := newClient(t)
+		stream, notStream := uniqueKey(t, c, "stream"), stringKey(t, c)
+		return publishertest.Harness{
+			Publisher: newPublisher(t, c, reliarredis.WithStreamFunc(func(e *reliar.SerializedEnvelope) string {
+				if e.MessageType == wrongType {
+					return notStream
+				}
+				return stream
+			})),
+			Receive: (&streamReader{client: c, stream: stream, last: "0"}).Receive,
+			Unroutable: func(t *testing.T) reliar.Publisher {
+				return newPublisher(t, c, reliarredis.WithStream(notStream))
+			},
+			Broken: func(t *testing.T) reliar.Publisher {
+				broken := redis.NewClient(&redis.Options{Addr: closedAddr(t), DialTimeout: 200 * time.Millisecond, MaxRetries: 1})
+				t.Cleanup(func() { _ = broken.Close() })
+				return newPublisher(t, broken)
+			},
+			Refused: func(t *testing.T, seq int) *reliar.SerializedEnvelope {
+				e := publishertest.Envelope(seq)
+				e.MessageType = wrongType
+				return e
+			},
+			Features: publishertest.Features{
+				Batch: true,
+				Limitations: "Redis acknowledges from memory: how durable an entry is depends on the " +
+					"server's appendonly/appendfsync settings, which the suite does not exercise; " +
+					"streams neither deduplicate nor have a partition key",
+			},
+		}
+	})
+}
+
+func TestFieldLayout(t *testing.T) {
+	c := newClient(t)
+	stream := uniqueKey(t, c, "stream")
+	p := newPublisher(t, c, reliarredis.WithStream(stream))
+	e := publishertest.Envelope(1)
+	e.Payload = []byte{0, 1, 2, 0xff, 0xfe} // not UTF-8: stored as it is
+	if err := p.Publish(t.Context(), e); err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	// The raw reply keeps the field order that XRangeN's map loses.
+	raw, err := c.Do(t.Context(), "XRANGE", stream, "-", "+").Slice()
+	if err != nil || len(raw) != 1 {
+		t.Fatalf("XRANGE: %d entries, %v", len(raw), err)
+	}
+	fields := raw[0].([]any)[1].([]any)
+	var names []string
+	values := map[string]any{}
+	for i := 0; i < len(fields); i += 2 {
+		names = append(names, fields[i].(string))
+		values[fields[i].(string)] = fields[i+1]
+	}
+	want := append(slices.Sorted(maps.Keys(reliar.CloudEventHeaders(e))), "payload")
+	if !slices.Equal(names, want) {
+		t.Errorf("fields %v, want the sorted headers then payload: %v", names, want)
+	}
+	if got := []byte(values["payload"].(string)); !bytes.Equal(got, e.Payload) {
+		t.Errorf("payload %x, want %x", got, e.Payload)
+	}
+	d, err := reliarredis.Decode(values)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if err := publishertest.Compare(e, d); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestPublishRefuses(t *testing.T) {
+	c := newClient(t)
+	stream := uniqueKey(t, c, "stream")
+	tests := []struct {
+		name string
+		opts []reliarredis.Option
+		edit func(e *reliar.SerializedEnvelope)
+		want error
+	}{
+		{"user header named payload", []reliarredis.Option{reliarredis.WithStream(stream)},
+			func(e *reliar.SerializedEnvelope) { e.Headers["payload"] = "x" }, reliarredis.ErrReservedField},
+		{"empty stream name", []reliarredis.Option{reliarredis.WithStreamFunc(func(*reliar.SerializedEnvelope) string { return "" })},
+			func(*reliar.SerializedEnvelope) {}, reliarredis.ErrInvalidStream},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPublisher(t, c, tt.opts...)
+			e := publishertest.Envelope(1)
+			tt.edit(e)
+			errs := append(p.PublishBatch(t.Context(), []*reliar.SerializedEnvelope{e}), p.Publish(t.Context(), e))
+			for _, err := range errs {
+				if !errors.Is(err, tt.want) || !reliar.IsPermanent(err) {
+					t.Errorf("publish: %v, want a permanent %v", err, tt.want)
+				}
+			}
+		})
+	}
+	if n := c.Exists(t.Context(), stream).Val(); n != 0 {
+		t.Fatal("a refused message was added")
+	}
+}
+
+func TestACLAndAuthErrorsArePermanent(t *testing.T) {
+	c := newClient(t)
+	allowed := uniqueKey(t, c, "allowed")
+	user := "reliartest_" + allowed[len(allowed)-12:]
+	// The user may run every command, but only on the allowed key.
+	if err := c.Do(t.Context(), "ACL", "SETUSER", user, "on", ">secret", "~"+allowed, "+@all").Err(); err != nil {
+		t.Fatalf("ACL SETUSER: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Do(t.Context(), "ACL", "DELUSER", user).Err() })
+	tests := []struct {
+		name     string
+		password string
+		stream   string
+		wantOK   bool
+	}{
+		{"allowed key", "secret", allowed, true},
+		{"forbidden key (NOPERM)", "secret", allowed + ":other", false},
+		{"wrong password (WRONGPASS)", "nope", allowed, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			uc := redis.NewClient(&redis.Options{Addr: redisAddr, Username: user, Password: tt.password, MaxRetries: -1})
+			defer uc.Close()
+			err := newPublisher(t, uc, reliarredis.WithStream(tt.stream)).Publish(t.Context(), publishertest.Envelope(1))
+			if tt.wantOK != (err == nil) || (err != nil && !reliar.IsPermanent(err)) {
+				t.Fatalf("Publish: %v; want success %v, else a permanent error", err, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestMaxLen(t *testing.T) {
+	c := newClient(t)
+	stream := uniqueKey(t, c, "stream")
+	p := newPublisher(t, c, reliarredis.WithStream(stream), reliarredis.WithMaxLen(10))
+	const total = 1000
+	for range total / 100 {
+		envs := make([]*reliar.SerializedEnvelope, 100)
+		for i := range envs {
+			envs[i] = publishertest.Envelope(i)
+		}
+		for i, err := range p.PublishBatch(t.Context(), envs) {
+			if err != nil {
+				t.Fatalf("PublishBatch result %d: %v", i, err)
+			}
+		}
+	}
+	// Approximate trimming removes whole nodes (100 entries by default).
+	if n := c.XLen(t.Context(), stream).Val(); n < 10 || n > 200 {
+		t.Fatalf("stream holds %d of %d entries, want about 10 (MAXLEN ~ 10)", n, total)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	c := newClient(t)
+	tests := []struct {
+		name   string
+		client redis.UniversalClient
+		opts   []reliarredis.Option
+	}{
+		{"nil client", nil, nil},
+		{"empty stream", c, []reliarredis.Option{reliarredis.WithStream("")}},
+		{"nil stream func", c, []reliarredis.Option{reliarredis.WithStreamFunc(nil)}},
+		{"stream and func", c, []reliarredis.Option{reliarredis.WithStream("a"),
+			reliarredis.WithStreamFunc(func(*reliar.SerializedEnvelope) string { return "b" })}},
+		{"zero max len", c, []reliarredis.Option{reliarredis.WithMaxLen(0)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := reliarredis.New(tt.client, tt.opts...); !errors.Is(err, reliarredis.ErrInvalidOption) {
+				t.Fatalf("New: %v, want ErrInvalidOption", err)
+			}
+		})
+	}
+}
+
+func TestDecode(t *testing.T) {
+	e := publishertest.Envelope(1)
+	values := map[string]any{"payload": e.Payload}
+	for k, v := range reliar.CloudEventHeaders(e) {
+		values[k] = []byte(v) // bytes, as some clients return them
+	}
+	d, err := reliarredis.Decode(values)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if err := publishertest.Compare(e, d); err != nil {
+		t.Error(err)
+	}
+	tests := []struct {
+		name   string
+		values map[string]any
+		want   error
+	}{
+		{"no payload", map[string]any{"ce-id": e.ID.String()}, reliarredis.ErrNoPayload},
+		{"payload not a string", map[string]any{"payload": 7}, nil},
+		{"field not a string", map[string]any{"payload": "x", "ce-id": 7}, nil},
+		{"bad ce-id", map[string]any{"payload": "x", "ce-id": "nope"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := reliarredis.Decode(tt.values)
+			if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) {
+				t.Fatalf("Decode: %v, want an error (%v)", err, tt.want)
+			}
+		})
+	}
+}
