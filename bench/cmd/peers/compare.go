@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/reliar/reliar/bench/internal/harness"
+	"github.com/reliar/reliar/bench/internal/rawsql"
 	"github.com/reliar/reliar/bench/internal/reliarrun"
 	"github.com/reliar/reliar/bench/internal/report"
-	"github.com/reliar/reliar/bench/internal/rawsql"
 	"github.com/reliar/reliar/bench/internal/riverrun"
 	"github.com/reliar/reliar/bench/internal/watermillrun"
 )
@@ -83,21 +83,11 @@ func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		DrainSystems:   drain,
 		Latency:        harness.LatencyConfig{Messages: c.latencyMessages, Rate: c.rate, Timeout: c.runTimeout},
 		LatencySystems: latency,
+		JetStream: harness.DrainConfig{Messages: c.messages, PerTx: c.perTx, Timeout: c.runTimeout,
+			Scenario: report.JetStream},
+		JetStreamSystems: jetStreamSystems(c),
 	}
 	runErr := h.Run(ctx, plan, emit)
-	var notRun []string
-	if c.scenarios["jetstream"] && !c.quick {
-		res, err := runJetStream(ctx, h, c, emit)
-		switch {
-		case errors.Is(err, errNotAvailable):
-			notRun = append(notRun, "not run: jetstream: "+err.Error())
-		case err != nil:
-			runErr = errors.Join(runErr, err)
-		default:
-			results = append(results[:0:0], results...)
-			_ = res
-		}
-	}
 
 	sums := report.Summarize(results)
 	fmt.Fprintf(stdout, "%d messages of %d B per drain run, %d per transaction; latency: %d transactions at %d/s; %d interleaved repetitions; medians (low–high)\n\n",
@@ -108,9 +98,6 @@ func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	if js := jetStreamTable(sums); js != "" {
 		fmt.Fprintln(stdout)
 		fmt.Fprint(stdout, js)
-	}
-	for _, line := range notRun {
-		fmt.Fprintln(stdout, line)
 	}
 	if files != nil {
 		fmt.Fprintf(stderr, "results: %s\n", strings.Join(files.Paths(), ", "))

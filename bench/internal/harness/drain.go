@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,8 @@ type DrainConfig struct {
 	PerTx int
 	// Timeout bounds the run, preload included.
 	Timeout time.Duration
+	// Scenario names the drain result; empty means report.Drain.
+	Scenario string
 }
 
 // Drain preloads cfg.Messages messages, PerTx per transaction, with nothing
@@ -29,7 +32,7 @@ type DrainConfig struct {
 func (h *Harness) Drain(ctx context.Context, sys System, rep int, cfg DrainConfig) (enq, drain report.Result, err error) {
 	enq = h.result(report.Enqueue, sys.Name, rep, cfg.Messages)
 	enq.PerTx = cfg.PerTx
-	drain = h.result(report.Drain, sys.Name, rep, cfg.Messages)
+	drain = h.result(cmp.Or(cfg.Scenario, report.Drain), sys.Name, rep, cfg.Messages)
 	drain.PerTx = cfg.PerTx
 	if cfg.Messages <= 0 || cfg.PerTx <= 0 {
 		return enq, drain, errors.New("harness: drain needs positive Messages and PerTx")

@@ -21,8 +21,8 @@ type Harness struct {
 	Around func(system string, rep int) (end func())
 }
 
-// teardownTimeout bounds stopping a system and dropping its schema.
-const teardownTimeout = 30 * time.Second
+// TeardownTimeout bounds stopping a system and dropping its schema.
+const TeardownTimeout = 30 * time.Second
 
 // withTarget sets sys up on a fresh schema, hands it to run, and tears
 // everything down afterwards, whatever run returned.
@@ -32,7 +32,7 @@ func (h *Harness) withTarget(ctx context.Context, sys System, run func(Target) e
 		return err
 	}
 	defer func() {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), TeardownTimeout)
 		defer cancel()
 		err = errors.Join(err, drop(dctx))
 	}()
@@ -40,13 +40,17 @@ func (h *Harness) withTarget(ctx context.Context, sys System, run func(Target) e
 	if err != nil {
 		return fmt.Errorf("harness: set up %s: %w", sys.Name, err)
 	}
-	defer t.Close()
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), TeardownTimeout)
+		defer cancel()
+		err = errors.Join(err, t.Close(cctx))
+	}()
 	return run(t)
 }
 
 // stopTarget calls stop with a bounded context of its own.
 func stopTarget(ctx context.Context, stop func(context.Context) error) error {
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), TeardownTimeout)
 	defer cancel()
 	if err := stop(sctx); err != nil {
 		return fmt.Errorf("harness: stop: %w", err)

@@ -22,6 +22,11 @@ type Plan struct {
 	// skips them.
 	Latency        LatencyConfig
 	LatencySystems []System
+	// JetStream and JetStreamSystems configure drain runs through a
+	// broker, reported under JetStream's Scenario (their enqueue results
+	// are not reported); no systems skips them.
+	JetStream        DrainConfig
+	JetStreamSystems []System
 }
 
 // Run executes p, handing every result to emit as soon as it is known, and
@@ -54,6 +59,18 @@ func (h *Harness) Run(ctx context.Context, p Plan, emit func(report.Result)) err
 			res, err := h.Latency(ctx, sys, rep, p.Latency)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("latency %s rep %d: %w", sys.Name, rep, err))
+			}
+			stamp(res)
+		}
+	}
+	for rep := 1; rep <= p.Reps; rep++ {
+		for _, sys := range p.JetStreamSystems {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+			_, res, err := h.Drain(ctx, sys, rep, p.JetStream)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s %s rep %d: %w", res.Scenario, sys.Name, rep, err))
 			}
 			stamp(res)
 		}

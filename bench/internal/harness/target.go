@@ -23,8 +23,9 @@ type Target interface {
 	// Pending counts the messages the system has not yet marked done in
 	// the database.
 	Pending(ctx context.Context) (int64, error)
-	// Close releases the target's pools. The schema is the harness's.
-	Close()
+	// Close releases what the target holds (pools, streams). The schema
+	// is the harness's.
+	Close(ctx context.Context) error
 }
 
 // System names a system under test and sets it up on a fresh schema.

@@ -59,10 +59,35 @@ RETURNING o.id, o.payload`
 WHERE id = ANY($1)`
 )
 
-// System is the raw loop as a harness system.
-func System() harness.System { return harness.System{Name: "raw sql", Open: open} }
+// Claimed is one claimed row.
+type Claimed struct {
+	ID      uuid.UUID
+	Payload []byte
+}
 
-func open(ctx context.Context, env pgenv.Env) (harness.Target, error) {
+// DeliverFunc delivers one claimed batch; the batch is marked published
+// when it returns nil. The loop ends with its error.
+type DeliverFunc func(ctx context.Context, s *sink.Sink, batch []Claimed) error
+
+// ToSink is the DeliverFunc of the no-op sink.
+func ToSink(_ context.Context, s *sink.Sink, batch []Claimed) error {
+	for _, c := range batch {
+		if err := s.DeliverPayload(c.Payload); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// System is the raw loop, delivering to the sink, as a harness system.
+func System() harness.System {
+	return harness.System{Name: "raw sql", Open: func(ctx context.Context, env pgenv.Env) (harness.Target, error) {
+		return Open(ctx, env, ToSink)
+	}}
+}
+
+// Open sets the loop up on env's schema with deliver as its destination.
+func Open(ctx context.Context, env pgenv.Env, deliver DeliverFunc) (harness.Target, error) {
 	pool, err := env.Pool(ctx, Workers)
 	if err != nil {
 		return nil, err
@@ -71,12 +96,13 @@ func open(ctx context.Context, env pgenv.Env) (harness.Target, error) {
 		pool.Close()
 		return nil, fmt.Errorf("rawsql: migrate: %w", err)
 	}
-	return &target{pool: pool}, nil
+	return &target{pool: pool, deliver: deliver}, nil
 }
 
 // target is the raw loop on one run's schema.
 type target struct {
-	pool *pgxpool.Pool
+	pool    *pgxpool.Pool
+	deliver DeliverFunc
 }
 
 func (t *target) Enqueue(ctx context.Context, docs []payload.Doc) error {
@@ -115,16 +141,20 @@ func (t *target) Start(ctx context.Context, s *sink.Sink) (func(context.Context)
 // work claims, delivers and completes until ctx is cancelled.
 func (t *target) work(ctx context.Context, worker string, s *sink.Sink) error {
 	ids := make([]uuid.UUID, 0, ClaimSize)
+	batch := make([]Claimed, 0, ClaimSize)
 	for {
-		ids = ids[:0]
+		ids, batch = ids[:0], batch[:0]
 		rows, err := t.pool.Query(ctx, claimSQL, worker)
 		if err == nil {
-			var id uuid.UUID
-			var body []byte
-			_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
-				ids = append(ids, id)
-				return s.DeliverPayload(body)
+			var c Claimed
+			_, err = pgx.ForEachRow(rows, []any{&c.ID, &c.Payload}, func() error {
+				ids = append(ids, c.ID)
+				batch = append(batch, c)
+				return nil
 			})
+		}
+		if err == nil && len(ids) > 0 {
+			err = t.deliver(ctx, s, batch)
 		}
 		if err == nil && len(ids) > 0 {
 			_, err = t.pool.Exec(ctx, completeSQL, ids)
@@ -151,4 +181,7 @@ func (t *target) Pending(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-func (t *target) Close() { t.pool.Close() }
+func (t *target) Close(context.Context) error {
+	t.pool.Close()
+	return nil
+}

@@ -135,4 +135,7 @@ func (t *target) Pending(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-func (t *target) Close() { t.pool.Close() }
+func (t *target) Close(context.Context) error {
+	t.pool.Close()
+	return nil
+}

@@ -6,13 +6,17 @@ import (
 	"strings"
 )
 
-// Table writes one Markdown row per system: enqueue and drain throughput
+// Table writes one Markdown row per system of the Enqueue, Drain and
+// Latency scenarios: enqueue and drain throughput
 // (median, low–high), idle latency p50/p99 and this process's CPU time per
 // drained message. A scenario a system did not run shows "–".
 func Table(w io.Writer, sums []Summary) error {
 	var systems []string
 	seen := map[string]bool{}
 	for _, s := range sums {
+		if s.Scenario != Enqueue && s.Scenario != Drain && s.Scenario != Latency {
+			continue
+		}
 		if !seen[s.System] {
 			seen[s.System] = true
 			systems = append(systems, s.System)

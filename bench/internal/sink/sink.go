@@ -79,6 +79,9 @@ func (s *Sink) Has(seq int) bool {
 	return seq >= 0 && seq < len(s.received) && s.received[seq].Load() != 0
 }
 
+// Size is the number of messages the sink waits for.
+func (s *Sink) Size() int { return len(s.received) }
+
 // Received is the number of distinct messages that arrived.
 func (s *Sink) Received() int64 { return s.distinct.Load() }
 

@@ -154,7 +154,10 @@ WHERE "offset" > (SELECT coalesce(max(offset_acked), 0) FROM "watermill_offsets_
 	return n, err
 }
 
-func (t *target) Close() { t.pool.Close() }
+func (t *target) Close(context.Context) error {
+	t.pool.Close()
+	return nil
+}
 
 // sinkPublisher is the forwarder's destination: it hands every message to
 // the sink.
