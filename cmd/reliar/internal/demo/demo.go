@@ -34,7 +34,7 @@ const (
 	// DefaultMessages is how many orders commit by default.
 	DefaultMessages = 10000
 	// DefaultProducers is how many goroutines place orders by default.
-	DefaultProducers = 4
+	DefaultProducers = 8
 	// DefaultTimeout bounds the wait for deliveries after the last commit.
 	DefaultTimeout = time.Minute
 )
