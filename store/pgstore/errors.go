@@ -19,6 +19,7 @@ type ErrNotMigrated struct {
 	Want int
 }
 
+// Error says which version the schema has and which it needs.
 func (e *ErrNotMigrated) Error() string {
 	return fmt.Sprintf("pgstore: schema %q is at version %d, this release needs %d: run pgstore.Migrate", e.Schema, e.Have, e.Want)
 }

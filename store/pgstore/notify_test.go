@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
 )
 
 // wakeups starts a listener that stops when the test ends, and checks that
@@ -147,6 +148,18 @@ func TestNotifyTriggerForPlainInserts(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectNoSignal(t, ch, 300*time.Millisecond, "trigger disabled")
+
+	// Rows inserted with only the required columns decode like any other.
+	b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
+	if err != nil || len(b.Records) != 3 || len(b.Poisoned) != 0 {
+		t.Fatalf("claim of plain rows = %+v, %v; want 3 records", b, err)
+	}
+	for _, r := range b.Records {
+		e := r.Envelope
+		if e.MessageType != "plain.sql" || e.Metadata.Correlation.ConversationID != e.ID || e.ContentType != "application/json" || string(e.Payload) != "{}" {
+			t.Errorf("plain row decoded as %+v", e)
+		}
+	}
 }
 
 func TestWakeupsSurviveTerminatedConnection(t *testing.T) {

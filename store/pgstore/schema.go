@@ -26,6 +26,7 @@ type InvalidSchemaError struct {
 	Reason string
 }
 
+// Error names the refused schema and the reason.
 func (e *InvalidSchemaError) Error() string {
 	return fmt.Sprintf("pgstore: invalid schema name %q: %s", e.Name, e.Reason)
 }
