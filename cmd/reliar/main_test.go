@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -187,7 +188,8 @@ func TestDemoInterrupted(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "demo", "--messages", "1000000")
 	cmd.Env = []string{"HOME=" + t.TempDir(), "TMPDIR=" + tmp}
-	var stdout, stderr bytes.Buffer
+	var stdout syncBuffer
+	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -250,4 +252,23 @@ func TestGoRunFromRepositoryRoot(t *testing.T) {
 	defer cancel()
 	r := command(t, ctx, root, t.TempDir(), nil, "go", "run", "./cmd/reliar", "demo", "--messages", "200")
 	checkDemo(t, r, 200)
+}
+
+// syncBuffer is a bytes.Buffer that a test may read while a process writes
+// into it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -73,7 +73,7 @@ and the exit status is 1 if any message was lost or unexpected.`,
 		cfg.Announce = func(s demo.Setup) {
 			_ = out.Line("demo: store %s; broker %s", s.Store, s.Broker)
 			_ = out.Line("demo: dispatcher batch_size=%d max_in_flight=%d; %d orders, every %dth transaction rolled back",
-				s.BatchSize, s.MaxInFlight, cfg.Messages, 10)
+				s.BatchSize, s.MaxInFlight, cfg.Messages, demo.RollbackEvery)
 		}
 		started := time.Now()
 		res, err := demo.Run(ctx, cfg)

@@ -23,16 +23,16 @@ type OrderPlaced struct {
 // MessageType names the message: "orders.placed".
 func (OrderPlaced) MessageType() string { return "orders.placed" }
 
-// rollbackEvery rolls back every n-th transaction on purpose.
-const rollbackEvery = 10
+// RollbackEvery is n: every n-th order transaction is rolled back on purpose.
+const RollbackEvery = 10
 
 // transactionsFor returns how many transactions commit exactly committed
-// orders when every rollbackEvery-th one is rolled back.
+// orders when every RollbackEvery-th one is rolled back.
 func transactionsFor(committed int) int {
 	if committed <= 0 {
 		return 0
 	}
-	return committed + (committed-1)/(rollbackEvery-1)
+	return committed + (committed-1)/(RollbackEvery-1)
 }
 
 // commit is one committed order: its message id and when its transaction
@@ -44,7 +44,7 @@ type commit struct {
 
 // orders simulates an orders service: each transaction inserts one order
 // row and enqueues its OrderPlaced message, then commits, except every
-// rollbackEvery-th transaction, which is rolled back.
+// RollbackEvery-th transaction, which is rolled back.
 type orders struct {
 	backend storeurl.Backend
 	insert  string
@@ -113,7 +113,7 @@ func (o *orders) work(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := o.place(ctx, n%rollbackEvery != 0); err != nil {
+		if err := o.place(ctx, n%RollbackEvery != 0); err != nil {
 			return fmt.Errorf("order transaction %d: %w", n, err)
 		}
 	}

@@ -20,7 +20,7 @@ func TestTransactionsFor(t *testing.T) {
 		if got != tt.want {
 			t.Fatalf("transactionsFor(%d) = %d, want %d", tt.committed, got, tt.want)
 		}
-		if kept := got - got/rollbackEvery; kept != tt.committed {
+		if kept := got - got/RollbackEvery; kept != tt.committed {
 			t.Fatalf("%d transactions keep %d, want %d", got, kept, tt.committed)
 		}
 	}
