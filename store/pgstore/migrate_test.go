@@ -131,8 +131,8 @@ func TestMigrationsFS(t *testing.T) {
 	}
 }
 
-// Teams that run the files with their own tool get a schema New accepts.
-func TestMigrationsAppliedByAnotherTool(t *testing.T) {
+// Teams that apply the files with golang-migrate or goose get a schema New accepts.
+func TestMigrationsAppliedExternally(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	schema := newSchemaName(t)
@@ -152,7 +152,7 @@ func TestMigrationsAppliedByAnotherTool(t *testing.T) {
 		t.Fatalf("New: %v", err)
 	}
 	if err := Migrate(ctx, sharedPool, schema); err != nil {
-		t.Fatalf("Migrate over a tool-migrated schema: %v", err)
+		t.Fatalf("Migrate over an externally migrated schema: %v", err)
 	}
 	if _, err := sharedPool.Exec(ctx, string(down)); err != nil {
 		t.Fatalf("apply down: %v", err)

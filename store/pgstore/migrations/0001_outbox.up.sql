@@ -4,7 +4,7 @@
 -- notification channel as a string literal; pgstore.MigrationsFor renders
 -- both. Only id, message_type and payload are required on insert, so any
 -- language can enqueue with a plain INSERT. Every migration records its
--- version in reliar_migrations, whichever tool runs it, so that the store
+-- version in reliar_migrations, whatever applies it, so that the store
 -- can check the schema at start-up.
 
 CREATE TABLE IF NOT EXISTS {{schema}}.reliar_migrations (
