@@ -5,6 +5,22 @@
 // error classification, context handling, concurrency, batch results and an
 // idempotent Close, skipping only what the harness's [Features] say the
 // broker cannot show.
+//
+// A publisher's test wires each harness to a destination of its own:
+//
+//	func TestPublisherSuite(t *testing.T) {
+//		publishertest.Run(t, func(t *testing.T) publishertest.Harness {
+//			stream := createStream(t) // unique, removed in t.Cleanup
+//			return publishertest.Harness{
+//				Publisher: newPublisher(t, stream),
+//				Receive:   newReader(stream).Receive,
+//				Features:  publishertest.Features{Batch: true, DedupByID: true},
+//			}
+//		})
+//	}
+//
+// Publisher tests can also use [Envelope], [Unkeyed], [Decode] and
+// [Compare] on their own.
 package publishertest
 
 import (

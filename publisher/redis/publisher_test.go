@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"maps"
 	"slices"
@@ -140,7 +141,14 @@ func TestACLAndAuthErrorsArePermanent(t *testing.T) {
 	if err := c.Do(t.Context(), "ACL", "SETUSER", user, "on", ">secret", "~"+allowed, "+@all").Err(); err != nil {
 		t.Fatalf("ACL SETUSER: %v", err)
 	}
-	t.Cleanup(func() { _ = c.Do(t.Context(), "ACL", "DELUSER", user).Err() })
+	t.Cleanup(func() {
+		// t.Context is already cancelled when cleanups run.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := c.Do(ctx, "ACL", "DELUSER", user).Err(); err != nil {
+			t.Errorf("ACL DELUSER %s: %v", user, err)
+		}
+	})
 	tests := []struct {
 		name     string
 		password string
