@@ -12,8 +12,9 @@
 //
 // # Schema
 //
-// [Migrate] creates the outbox table and records the applied version in the
-// reliar_migrations table; it is idempotent and serialised across processes
+// [Migrate] creates the outbox table (migration 1) and the inbox's
+// processed_messages table (migration 2) and records the applied version in
+// the reliar_migrations table; it is idempotent and serialised across processes
 // by GET_LOCK. [Migrations] exposes the same SQL for teams that run their own
 // migration tool. [New] refuses an older schema with a *[NotMigratedError].
 //
@@ -41,4 +42,48 @@
 //
 // [Store.Enqueue] takes only a *sql.Tx: a message must commit or roll back
 // together with the business change that caused it.
+//
+// # Inbox
+//
+// [Store.Inbox] returns an inbox.Marker[*sql.Tx]: a consumer records each
+// message it processes in the processed_messages table, inside the same
+// transaction as the message's business effect, and inbox.Process skips a
+// message already recorded. The record is a plain INSERT: a duplicate-key
+// error (which undoes only that statement; the transaction goes on) says the
+// message was processed. A delivery whose record another transaction holds
+// uncommitted waits for it (InnoDB locks the key): after a commit it sees a
+// duplicate, after a rollback it records the message itself.
+//
+// One case surfaces as an error: when the transaction holding a record
+// rolls back while two or more other deliveries of the same message wait
+// for it, InnoDB lets one of them record the message and rolls back the
+// others' whole transactions as deadlock victims. MarkProcessed cannot retry
+// in a transaction the server has ended; it returns a transient *[Error]
+// matching [ErrDeadlock], and the caller rolls back and retries the delivery
+// (or lets the broker redeliver it), which then finds the winner's record.
+// No message is processed twice, and none is lost. With
+// innodb_deadlock_detect off, the victims instead wait for
+// innodb_lock_wait_timeout and fail with a transient error the same way.
+//
+// Records are kept for a retention period and then deleted by
+// [Inbox.PurgeProcessed], in bounded batches, oldest first, never a record
+// younger than the retention (inbox.DefaultRetention, 14 days, unless the
+// caller says otherwise). The retention must exceed the broker's redelivery
+// horizon, the longest time after which a message can still be delivered
+// again (JetStream's MaxAge, Kafka's retention, a RabbitMQ queue's message
+// TTL, a producer's own retries): a delivery that arrives after its record
+// was purged is processed again. Records carry the server's clock.
+//
+// # Affected-row counts
+//
+// The driver's clientFoundRows setting changes what an UPDATE reports: the
+// rows it changed (the default) or the rows it matched (true). The store
+// works with either. Every outcome write changes each row it matches (a
+// lease token is replaced or cleared, attempts grow), and the inbox reads a
+// duplicate-key error, not a count. The one exception is an ExtendLease
+// repeated for the same lease with the same duration within one
+// microsecond, which under the default reports 0 for a lease still held; the
+// dispatcher renews a lease every Lease/2, so it never does that, and a short
+// count would only be counted as a renewal shortfall. The conformance suites
+// run under both settings.
 package mysqlstore

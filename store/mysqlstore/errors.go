@@ -112,6 +112,17 @@ func wrapErr(op string, err error) error {
 	return &Error{Op: op, Kind: kindOf(err), Err: err}
 }
 
+// ErrDeadlock is matched (with errors.Is) by an *Error whose statement the
+// server chose as a deadlock victim (ER_LOCK_DEADLOCK). InnoDB has then
+// rolled back the statement's whole transaction: a caller's transaction
+// cannot go on; roll it back and run it again from the start.
+var ErrDeadlock = errors.New("mysqlstore: deadlock: the server rolled the transaction back")
+
+// Is matches ErrDeadlock when the server reported a deadlock.
+func (e *Error) Is(target error) bool {
+	return target == ErrDeadlock && serverNumber(e.Err) == errLockDeadlock
+}
+
 // ErrInvalidOption is matched (with errors.Is) by the error of an option or
 // a database handle that [New] refuses.
 var ErrInvalidOption = errors.New("mysqlstore: invalid option")

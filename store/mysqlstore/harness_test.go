@@ -118,15 +118,33 @@ func enqueue(ctx context.Context, s *mysqlstore.Store, msgs ...reliar.Outgoing) 
 }
 
 // TestConformance runs the store contract's suite, each subtest on a fresh
-// database of its own.
+// database of its own: with the driver's default DSN settings, and with
+// clientFoundRows=true, under which an UPDATE reports the rows it matched
+// rather than those it changed (every count the contract checks must agree).
 func TestConformance(t *testing.T) {
-	storetest.Run(t, harness)
+	for _, tt := range []struct {
+		name            string
+		clientFoundRows bool
+	}{
+		{"default", false},
+		{"clientFoundRows", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) storetest.Harness { return harness(t, tt.clientFoundRows) })
+		})
+	}
 }
 
 // harness is the storetest harness of a fresh store.
-func harness(t *testing.T) storetest.Harness {
-	s := newStore(t)
-	db := s.DB()
+func harness(t *testing.T, clientFoundRows bool) storetest.Harness {
+	_, cfg := newDB(t)
+	cfg = cfg.Clone()
+	cfg.ClientFoundRows = clientFoundRows
+	db := openDB(t, cfg)
+	s, err := mysqlstore.New(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return storetest.Harness{
 		Store: s,
 		Enqueue: func(ctx context.Context, msgs ...reliar.Outgoing) error {

@@ -19,8 +19,9 @@ import (
 var migrationFiles embed.FS
 
 // SchemaVersion is the schema version this release needs: the number of its
-// latest migration. New refuses a database below it.
-const SchemaVersion = 1
+// latest migration (1 creates the outbox table, 2 the inbox's
+// processed_messages table). New refuses a database below it.
+const SchemaVersion = 2
 
 // versionTable records the applied migrations, one row per version.
 const versionTable = "reliar_migrations"

@@ -100,17 +100,75 @@ func TestMigrationsFS(t *testing.T) {
 	if len(ups) != mysqlstore.SchemaVersion || len(downs) != len(ups) {
 		t.Fatalf("up %v down %v", ups, downs)
 	}
-	// The down migration undoes the up one.
+	// The down migrations, latest first, undo the up ones, which then
+	// apply again as they are.
 	db, _ := newDB(t)
-	body, err := fs.ReadFile(fsys, downs[0])
+	for i := len(downs) - 1; i >= 0; i-- {
+		body, err := fs.ReadFile(fsys, downs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(string(body)); err != nil {
+			t.Fatalf("apply %s: %v", downs[i], err)
+		}
+	}
+	for _, table := range []string{"outbox", "processed_messages"} {
+		if _, err := db.Exec(`SELECT 1 FROM ` + table); err == nil {
+			t.Fatalf("%s still exists after the down migrations", table)
+		}
+	}
+	for _, name := range ups {
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(string(body)); err != nil {
+			t.Fatalf("apply %s: %v", name, err)
+		}
+	}
+}
+
+// A database at version 1 (the outbox alone) is refused by New until
+// Migrate adds the inbox table; its messages survive the upgrade.
+func TestMigrateFromVersion1(t *testing.T) {
+	ctx := t.Context()
+	db := openDB(t, newDatabase(t))
+	v1, err := fs.ReadFile(mysqlstore.Migrations(), "0001_outbox.up.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(string(body)); err != nil {
+	for _, stmt := range []string{
+		string(v1),
+		`CREATE TABLE reliar_migrations (version INT NOT NULL PRIMARY KEY, name VARCHAR(255) NOT NULL, applied_at DATETIME(6) NOT NULL)`,
+		`INSERT INTO reliar_migrations VALUES (1, '0001_outbox.up.sql', UTC_TIMESTAMP(6))`,
+		`INSERT INTO outbox (id, message_type, payload) VALUES ('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'kept', '{}')`,
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = mysqlstore.New(ctx, db)
+	var nm *mysqlstore.NotMigratedError
+	if !errors.As(err, &nm) || nm.Have != 1 || nm.Want != 2 {
+		t.Fatalf("New on a version 1 database: %v, want Have 1 Want 2", err)
+	}
+	if err := mysqlstore.Migrate(ctx, db); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	s, err := mysqlstore.New(ctx, db)
+	if err != nil {
+		t.Fatalf("New after Migrate: %v", err)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Due != 1 {
+		t.Fatalf("Stats = %+v, %v; want the version 1 message still due", st, err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`SELECT 1 FROM outbox`); err == nil {
-		t.Fatal("outbox still exists after the down migration")
+	defer tx.Rollback()
+	if first, err := s.Inbox().MarkProcessed(ctx, tx, "billing", reliar.NewMessageID()); !first || err != nil {
+		t.Fatalf("MarkProcessed after the upgrade = %v, %v", first, err)
 	}
 }
 
