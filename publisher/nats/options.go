@@ -2,6 +2,7 @@ package nats
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/reliar/reliar"
@@ -21,6 +22,24 @@ type options struct {
 	subject           func(*reliar.SerializedEnvelope) string
 	noStreamTransient bool
 	connOpts          []nats.Option
+	dedupWindow       time.Duration
+}
+
+// DefaultDedupWindow is JetStream's default stream Duplicates window.
+const DefaultDedupWindow = 2 * time.Minute
+
+// WithDedupWindow declares the Duplicates window of the streams this
+// publisher writes to (see DedupWindowOf). Defaults to DefaultDedupWindow,
+// JetStream's default. The dispatcher counts a republication whose previous
+// claim is older than the window: JetStream will not drop that duplicate.
+func WithDedupWindow(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative dedup window %v", ErrInvalidOption, d)
+		}
+		o.dedupWindow = d
+		return nil
+	}
 }
 
 // WithSubjectPrefix sets the first subject token(s): the subject becomes
@@ -70,7 +89,7 @@ func WithConnOptions(opts ...nats.Option) Option {
 }
 
 func buildOptions(opts []Option) (options, error) {
-	o := options{prefix: DefaultSubjectPrefix}
+	o := options{prefix: DefaultSubjectPrefix, dedupWindow: DefaultDedupWindow}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return o, err
