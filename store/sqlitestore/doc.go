@@ -44,6 +44,16 @@
 // message must commit or roll back together with the business change that
 // caused it.
 //
+// # Wake-ups
+//
+// [Store.Wakeups] implements outbox.Notifier without help from SQLite, which
+// has no notifications: a watcher polls PRAGMA data_version (which moves
+// when any other connection, in this process or another, commits) every few
+// milliseconds on a connection of its own, and signals when the outbox's
+// largest sequence has grown. A dispatcher so claims a new message within
+// about [DefaultWakeupInterval] of its commit instead of its next poll; the
+// cost is a small constant load while idle (see DefaultWakeupInterval).
+//
 // # Inbox
 //
 // [Store.Inbox] returns an inbox.Marker[*sql.Tx]: a consumer records each

@@ -91,6 +91,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"nil serializer", sqlitestore.WithSerializer(nil)},
 		{"zero payload limit", sqlitestore.WithMaxPayloadBytes(0)},
 		{"nil logger", sqlitestore.WithLogger(nil)},
+		{"zero wake-up interval", sqlitestore.WithWakeupInterval(0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

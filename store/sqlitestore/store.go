@@ -21,6 +21,7 @@ type Store struct {
 	serializer reliar.Serializer
 	maxPayload int
 	log        *slog.Logger
+	wakeEvery  time.Duration
 }
 
 var _ outbox.Store = (*Store)(nil)
@@ -89,6 +90,7 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 		serializer: reliar.JSON,
 		maxPayload: outbox.DefaultMaxPayloadBytes,
 		log:        slog.Default(),
+		wakeEvery:  DefaultWakeupInterval,
 	}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
@@ -105,11 +107,11 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// Capabilities reports per-key ordering; the store has no wake-up
-// notifications and no maintenance lock (SQLite serialises writers, and a
-// purge pass is bounded and safe to run from several processes).
+// Capabilities reports per-key ordering and wake-ups ([Store.Wakeups]); the
+// store has no maintenance lock (SQLite serialises writers, and a purge pass
+// is bounded and safe to run from several processes).
 func (s *Store) Capabilities() outbox.Capabilities {
-	return outbox.Capabilities{PerKeyOrdering: true}
+	return outbox.Capabilities{PerKeyOrdering: true, Notify: true}
 }
 
 // DB returns the handle the store works on.
