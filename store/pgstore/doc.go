@@ -1,17 +1,18 @@
 // Package pgstore is the PostgreSQL outbox store: the table, its migrations,
-// Enqueue for the application's transactions, and the outbox.Store the
-// dispatcher claims from. It runs on pgx v5 over a *pgxpool.Pool that the
-// host owns; the library never reads DATABASE_URL.
+// Enqueue for the application's transactions, the outbox.Store the
+// dispatcher claims from, and the consumers' inbox. It runs on pgx v5 over
+// a *pgxpool.Pool that the host owns; the library never reads DATABASE_URL.
 //
 // # Setting up
 //
-// [Migrate] creates (or brings up to date) the outbox table in a schema of
-// your choice, "public" by default; it is idempotent and safe to run from
-// every instance at start-up. Teams that run their migrations with
+// [Migrate] creates (or brings up to date) the outbox and inbox tables in a
+// schema of your choice, "public" by default; it is idempotent and safe to
+// run from every instance at start-up. Teams that run their migrations with
 // golang-migrate, goose or Atlas take the SQL files from [Migrations] or
 // [MigrationsFor] instead (goose needs its "-- +goose Up" annotations added
-// around them). [New] then checks the schema version and returns
-// *[ErrNotMigrated] when it is behind. Schema names are plain identifiers
+// around them). Migrations only add to the schema, so a new release can be
+// migrated while instances of the previous one still run. [New] then checks
+// the schema version and returns *[ErrNotMigrated] when it is behind. Schema names are plain identifiers
 // ([ValidateSchema]) and every statement names the table schema-qualified and
 // quoted, so the session's search_path never matters.
 //
@@ -55,6 +56,33 @@
 // late is never overtaken by a later row of its key. The cost: any long-open
 // write transaction anywhere in the cluster holds ordered rows back until it
 // ends. Rows without a key are not affected.
+//
+// # Inbox
+//
+// [Store.Inbox] returns an inbox.Marker[pgx.Tx], [Store.InboxSQL] an
+// inbox.Marker[*sql.Tx] for pgx's database/sql driver: a consumer records
+// each message it processes in the processed_messages table (schema version
+// 2, in the same schema as the outbox), inside the same transaction as the
+// message's business effect, and inbox.Process skips a message already
+// recorded. The record is an INSERT … ON CONFLICT DO NOTHING; one inserted
+// row means a first delivery, none a duplicate. A delivery racing another
+// delivery of the same message waits on the primary key until the other's
+// transaction ends, then reports a duplicate (it committed) or records the
+// message itself (it rolled back); under REPEATABLE READ or SERIALIZABLE the
+// first case is a transient serialization failure instead, and the retried
+// delivery finds the record. The consumer's transaction may be on another
+// database than the producer's outbox: the inbox needs only the migrated
+// schema there.
+//
+// Records are kept for a retention period and then deleted by
+// [Inbox.PurgeProcessed], in bounded batches, oldest first, never a record
+// younger than the retention (inbox.DefaultRetention, 14 days, unless the
+// caller says otherwise). The retention must exceed the broker's redelivery
+// horizon, the longest time after which a message can still be delivered
+// again (JetStream's MaxAge and consumer redelivery, Kafka's retention, a
+// RabbitMQ queue's message TTL, a producer's own retries): a delivery that
+// arrives after its record was purged is processed again. Records carry the
+// server's clock, the start time of the consumer's transaction.
 //
 // # Errors
 //

@@ -33,9 +33,10 @@ func (e *ErrNotMigrated) Is(target error) bool {
 // FailureKind reports a permanent failure: retrying does not migrate.
 func (e *ErrNotMigrated) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
 
-// ErrNotPgxDriver is returned by EnqueueSQL for a transaction that does not
-// come from pgx's database/sql driver (github.com/jackc/pgx/v5/stdlib).
-var ErrNotPgxDriver = errors.New("pgstore: EnqueueSQL needs a *sql.Tx of the pgx driver (github.com/jackc/pgx/v5/stdlib)")
+// ErrNotPgxDriver is returned by EnqueueSQL and InboxSQL.MarkProcessed for a
+// transaction that does not come from pgx's database/sql driver
+// (github.com/jackc/pgx/v5/stdlib).
+var ErrNotPgxDriver = errors.New("pgstore: EnqueueSQL and InboxSQL need a *sql.Tx of the pgx driver (github.com/jackc/pgx/v5/stdlib)")
 
 // ErrInvalidOption is wrapped by every error an Option returns.
 var ErrInvalidOption = errors.New("pgstore: invalid option")

@@ -14,8 +14,9 @@ import (
 )
 
 // SchemaVersion is the schema version this release of the store needs. New
-// refuses a schema below it with *ErrNotMigrated.
-const SchemaVersion = 1
+// refuses a schema below it with *ErrNotMigrated. Version 1 is the outbox
+// table, version 2 adds the inbox's processed_messages table.
+const SchemaVersion = 2
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -99,10 +100,11 @@ func loadMigrations(n names) ([]migration, error) {
 }
 
 // Migrate brings the outbox schema up to SchemaVersion. It creates the schema
-// when missing, applies every migration not yet recorded in its
-// reliar_migrations table (each migration records itself there), and is
-// safe to run at every start-up and from several processes at once: one transaction, serialised by an advisory lock
-// on the schema, does all the work or none of it.
+// when missing, applies, in version order, every migration not yet recorded
+// in its reliar_migrations table (each migration records itself there), and
+// is safe to run at every start-up and from several processes at once: one
+// transaction, serialised by an advisory lock on the schema, does all the
+// work or none of it.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	n, err := newNames(schema)
 	if err != nil {

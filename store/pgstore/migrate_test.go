@@ -3,6 +3,7 @@ package pgstore
 import (
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -99,7 +100,7 @@ func TestNewRefusesUnmigratedSchema(t *testing.T) {
 func TestMigrationsFS(t *testing.T) {
 	t.Parallel()
 	fsys := Migrations()
-	if err := fstest.TestFS(fsys, "0001_outbox.up.sql", "0001_outbox.down.sql"); err != nil {
+	if err := fstest.TestFS(fsys, "0001_outbox.up.sql", "0001_outbox.down.sql", "0002_inbox.up.sql", "0002_inbox.down.sql"); err != nil {
 		t.Fatal(err)
 	}
 	up, err := fs.ReadFile(fsys, "0001_outbox.up.sql")
@@ -113,6 +114,15 @@ func TestMigrationsFS(t *testing.T) {
 	}
 	if strings.Contains(string(up), "{{") {
 		t.Error("rendered migration still holds a placeholder")
+	}
+	up2, err := fs.ReadFile(fsys, "0002_inbox.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`CREATE TABLE "public".processed_messages`, `ON "public".processed_messages (processed_at)`, `VALUES (2, 'inbox')`} {
+		if !strings.Contains(string(up2), want) {
+			t.Errorf("rendered inbox migration lacks %q", want)
+		}
 	}
 	other, err := MigrationsFor("tenant_7")
 	if err != nil {
@@ -131,7 +141,8 @@ func TestMigrationsFS(t *testing.T) {
 	}
 }
 
-// Teams that apply the files with golang-migrate or goose get a schema New accepts.
+// Teams that apply the files with golang-migrate or goose get a schema New
+// accepts, and each down file takes the schema back one version.
 func TestMigrationsAppliedExternally(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -140,13 +151,19 @@ func TestMigrationsAppliedExternally(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, _ := fs.ReadFile(fsys, "0001_outbox.up.sql")
-	down, _ := fs.ReadFile(fsys, "0001_outbox.down.sql")
 	if _, err := sharedPool.Exec(ctx, `CREATE SCHEMA "`+schema+`"`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sharedPool.Exec(ctx, string(up)); err != nil {
-		t.Fatalf("apply up: %v", err)
+	ups, _ := fs.Glob(fsys, "*.up.sql")
+	downs, _ := fs.Glob(fsys, "*.down.sql")
+	if len(ups) != SchemaVersion || len(downs) != SchemaVersion {
+		t.Fatalf("%d up and %d down files, want %d of each", len(ups), len(downs), SchemaVersion)
+	}
+	for _, file := range ups {
+		up, _ := fs.ReadFile(fsys, file)
+		if _, err := sharedPool.Exec(ctx, string(up)); err != nil {
+			t.Fatalf("apply %s: %v", file, err)
+		}
 	}
 	if _, err := New(ctx, sharedPool, WithSchema(schema), WithLogger(quietLogger())); err != nil {
 		t.Fatalf("New: %v", err)
@@ -154,11 +171,81 @@ func TestMigrationsAppliedExternally(t *testing.T) {
 	if err := Migrate(ctx, sharedPool, schema); err != nil {
 		t.Fatalf("Migrate over an externally migrated schema: %v", err)
 	}
-	if _, err := sharedPool.Exec(ctx, string(down)); err != nil {
-		t.Fatalf("apply down: %v", err)
+	for i := len(downs) - 1; i >= 0; i-- {
+		down, _ := fs.ReadFile(fsys, downs[i])
+		if _, err := sharedPool.Exec(ctx, string(down)); err != nil {
+			t.Fatalf("apply %s: %v", downs[i], err)
+		}
+		_, err := New(ctx, sharedPool, WithSchema(schema))
+		var nm *ErrNotMigrated
+		if !errors.As(err, &nm) || nm.Have != i {
+			t.Fatalf("New after %s = %v, want ErrNotMigrated at version %d", downs[i], err, i)
+		}
 	}
-	if _, err := New(ctx, sharedPool, WithSchema(schema)); !errors.Is(err, &ErrNotMigrated{}) {
-		t.Fatalf("New after down = %v, want ErrNotMigrated", err)
+}
+
+// A schema left at version 1 by the previous release is refused by New and
+// brought to version 2 by Migrate, its messages kept.
+func TestMigrateUpgradesVersion1(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	schema := newSchemaName(t)
+	fsys, err := MigrationsFor(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up1, _ := fs.ReadFile(fsys, "0001_outbox.up.sql")
+	if _, err := sharedPool.Exec(ctx, `CREATE SCHEMA "`+schema+`"`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sharedPool.Exec(ctx, string(up1)); err != nil {
+		t.Fatal(err)
+	}
+	n := mustNames(t, schema)
+	id := reliar.NewMessageID()
+	if _, err := sharedPool.Exec(ctx, n.render(`INSERT INTO {{table}} (id, message_type, payload) VALUES ($1, 'orders.placed', '{}')`), id.String()); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = New(ctx, sharedPool, WithSchema(schema))
+	var nm *ErrNotMigrated
+	if !errors.As(err, &nm) || *nm != (ErrNotMigrated{Schema: schema, Have: 1, Want: 2}) {
+		t.Fatalf("New on version 1 = %v, want ErrNotMigrated{Have: 1, Want: 2}", err)
+	}
+	if !reliar.IsPermanent(err) {
+		t.Errorf("ErrNotMigrated is not permanent")
+	}
+
+	for range 2 {
+		if err := Migrate(ctx, sharedPool, schema); err != nil {
+			t.Fatalf("Migrate from version 1: %v", err)
+		}
+	}
+	rows, err := sharedPool.Query(ctx, n.render(`SELECT version FROM {{schema}}.reliar_migrations ORDER BY version`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil || !slices.Equal(versions, []int{1, 2}) {
+		t.Fatalf("recorded versions = %v (%v), want [1 2]", versions, err)
+	}
+	s, err := New(ctx, sharedPool, WithSchema(schema), WithLogger(quietLogger()))
+	if err != nil {
+		t.Fatalf("New after the upgrade: %v", err)
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Due != 1 {
+		t.Fatalf("Stats after the upgrade = %+v, %v; want the version-1 message due", st, err)
+	}
+	for i, want := range []bool{true, false} {
+		var first bool
+		err := pgx.BeginFunc(ctx, sharedPool, func(tx pgx.Tx) error {
+			var err error
+			first, err = s.Inbox().MarkProcessed(ctx, tx, "billing", id)
+			return err
+		})
+		if err != nil || first != want {
+			t.Fatalf("mark %d after the upgrade = %v, %v; want %v", i+1, first, err, want)
+		}
 	}
 }
 

@@ -41,6 +41,7 @@ type statements struct {
 	complete, fail, release, extend                string
 	purgePublished, purgeDead, purgeExpired, stats string
 	listDead, retryDead, deleteDead                string
+	markProcessed, purgeProcessed                  string
 }
 
 // leaseCleared is the SET list that clears a lease.
@@ -248,5 +249,7 @@ func newStatements(n names) statements {
 		listDead:       n.render(strings.Replace(listDeadSQL, "%COLUMNS%", columnList(""), 1)),
 		retryDead:      n.render(retryDeadSQL),
 		deleteDead:     n.render(deleteDeadSQL),
+		markProcessed:  n.render(markProcessedSQL),
+		purgeProcessed: n.render(purgeProcessedSQL),
 	}
 }
