@@ -29,7 +29,7 @@ func systems(c config) (drain, latency []harness.System) {
 		latency = []harness.System{reliarrun.Defaults().System()}
 	} else {
 		latency = []harness.System{
-			reliarrun.Defaults().System(), reliarrun.Batch512().System(),
+			reliarrun.Defaults().System(), reliarrun.Batch512().System(), reliarrun.Batch512Overlap().System(),
 			riverrun.Defaults().System(), riverrun.Tuned().System(),
 			watermillrun.Defaults().System(), watermillrun.Tuned().System(),
 		}
@@ -125,6 +125,8 @@ func progress(r report.Result) string {
 		return head + " FAILED: " + r.Error
 	case r.Scenario == report.Latency:
 		return fmt.Sprintf("%s p50 %.2f ms  p99 %.2f ms  max %.2f ms  dups %d", head, r.P50Ms, r.P99Ms, r.MaxMs, r.Duplicates)
+	case r.Scenario == report.Enqueue:
+		return fmt.Sprintf("%s %8.0f msg/s  %.2fs", head, r.PerSecond, r.Seconds)
 	default:
 		return fmt.Sprintf("%s %8.0f msg/s  %.2fs  cpu %.1f µs/msg  dups %d", head, r.PerSecond, r.Seconds, r.CPUNsPerMsg/1000, r.Duplicates)
 	}

@@ -41,7 +41,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.latencyMessages, "latency-messages", 0, "single-message transactions per latency run (default 1000, quick 200)")
 	fs.IntVar(&c.rate, "rate", 200, "latency transactions per second")
 	fs.DurationVar(&c.runTimeout, "run-timeout", 2*time.Minute, "bound of one run")
-	fs.StringVar(&c.results, "results", "", `directory for the JSON lines (default "results"; quick: none unless set)`)
+	fs.StringVar(&c.results, "results", "", `directory for the JSON lines (default "results", or none with -quick); "none" writes none`)
 	fs.StringVar(&c.profileDir, "cpuprofile", "", "directory for a CPU profile of every Reliar drain run")
 	fs.StringVar(&only, "only", "", "comma-separated system names to run (default: all of the mode)")
 	fs.StringVar(&scenarios, "scenarios", "drain,latency,jetstream", "comma-separated scenarios: drain (with enqueue), latency, jetstream")
@@ -61,7 +61,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.latencyMessages == 0 {
 		c.latencyMessages = pick(c.quick, 200, 1000)
 	}
-	if c.results == "" && !c.quick {
+	switch {
+	case c.results == "none":
+		c.results = ""
+	case c.results == "" && !c.quick:
 		c.results = "results"
 	}
 	switch {

@@ -20,7 +20,7 @@ func cpuProfiler(dir string, stderr io.Writer) func(system string, rep int) func
 			fmt.Fprintln(stderr, "cpuprofile:", err)
 			return func() {}
 		}
-		name := filepath.Join(dir, fmt.Sprintf("%s-rep%d.pprof", strings.ReplaceAll(system, " ", "-"), rep))
+		name := filepath.Join(dir, fmt.Sprintf("%s-rep%d.pprof", fileName(system), rep))
 		f, err := os.Create(name)
 		if err != nil {
 			fmt.Fprintln(stderr, "cpuprofile:", err)
@@ -38,4 +38,21 @@ func cpuProfiler(dir string, stderr io.Writer) func(system string, rep int) func
 			}
 		}
 	}
+}
+
+// fileName turns a system name into a file name of letters, digits and
+// dashes.
+func fileName(system string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(system) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.Trim(b.String(), "-")
 }

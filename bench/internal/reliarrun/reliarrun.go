@@ -50,6 +50,15 @@ func Batch512() Variant {
 	}}
 }
 
+// Batch512Overlap is Batch512 with MaxInFlight 1024, so that the next
+// claim of 512 rows can start while the previous batch's outcomes are
+// being written: not a default, an experiment for the speed work.
+func Batch512Overlap() Variant {
+	return Variant{Name: "reliar batch 512 in-flight 1024", Batch: true, Tune: func(s *outbox.Settings) {
+		s.BatchSize, s.MaxInFlight = 512, 1024
+	}}
+}
+
 // System returns the harness system of v.
 func (v Variant) System() harness.System {
 	return harness.System{Name: v.Name, Open: v.open}
