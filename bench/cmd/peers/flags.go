@@ -40,7 +40,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.perTx, "per-tx", 100, "messages per producer transaction in the drain preload")
 	fs.IntVar(&c.latencyMessages, "latency-messages", 0, "single-message transactions per latency run (default 1000, quick 200)")
 	fs.IntVar(&c.rate, "rate", 200, "latency transactions per second")
-	fs.DurationVar(&c.runTimeout, "run-timeout", 2*time.Minute, "bound of one run")
+	fs.DurationVar(&c.runTimeout, "run-timeout", 0, "bound of one run (default 2m, quick 10s)")
 	fs.StringVar(&c.results, "results", "", `directory for the JSON lines (default "results", or none with -quick); "none" writes none`)
 	fs.StringVar(&c.profileDir, "cpuprofile", "", "directory for a CPU profile of every Reliar drain run")
 	fs.StringVar(&only, "only", "", "comma-separated system names to run (default: all of the mode)")
@@ -57,6 +57,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.messages == 0 {
 		c.messages = pick(c.quick, 5000, 20000)
+	}
+	if c.runTimeout == 0 {
+		c.runTimeout = time.Duration(pick(c.quick, 10, 120)) * time.Second
 	}
 	if c.latencyMessages == 0 {
 		c.latencyMessages = pick(c.quick, 200, 1000)

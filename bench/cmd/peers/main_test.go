@@ -24,7 +24,7 @@ func TestParseFlags(t *testing.T) {
 		check   func(t *testing.T, c config)
 	}{
 		{"full defaults", nil, nil, func(t *testing.T, c config) {
-			if c.quick || c.messages != 20000 || c.latencyMessages != 1000 || c.reps != 3 || c.results != "results" || c.perTx != 100 || c.rate != 200 {
+			if c.quick || c.runTimeout != 2*time.Minute || c.messages != 20000 || c.latencyMessages != 1000 || c.reps != 3 || c.results != "results" || c.perTx != 100 || c.rate != 200 {
 				t.Errorf("%+v", c)
 			}
 			if !c.scenarios["drain"] || !c.scenarios["latency"] || !c.scenarios["jetstream"] {
@@ -32,7 +32,7 @@ func TestParseFlags(t *testing.T) {
 			}
 		}},
 		{"quick defaults", []string{"-quick"}, nil, func(t *testing.T, c config) {
-			if !c.quick || c.messages != 5000 || c.latencyMessages != 200 || c.results != "" {
+			if !c.quick || c.runTimeout != 10*time.Second || c.messages != 5000 || c.latencyMessages != 200 || c.results != "" {
 				t.Errorf("%+v", c)
 			}
 		}},

@@ -92,6 +92,9 @@ func pace(ctx context.Context, t Target, s *sink.Sink, committed []int64, cfg La
 	for !s.Has(0) {
 		select {
 		case <-wctx.Done():
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w (waiting for the warm-up message)", context.Cause(ctx))
+			}
 			return fmt.Errorf("%w: the warm-up message did not arrive within %s", ErrTimeout, warmupTimeout)
 		case <-time.After(time.Millisecond):
 		}
@@ -119,7 +122,7 @@ func waitArrived(ctx context.Context, s *sink.Sink) error {
 	case <-s.Done():
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("%w: %d messages arrived: %w", ErrTimeout, s.Received(), context.Cause(ctx))
+		return fmt.Errorf("%w (%d of %d messages arrived)", context.Cause(ctx), s.Received(), s.Size())
 	}
 }
 

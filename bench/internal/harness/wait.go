@@ -22,7 +22,7 @@ func waitDone(ctx context.Context, t Target, s *sink.Sink) error {
 	select {
 	case <-s.Done():
 	case <-ctx.Done():
-		return fmt.Errorf("%w: %d messages arrived: %w", ErrTimeout, s.Received(), context.Cause(ctx))
+		return fmt.Errorf("%w (%d of %d messages arrived)", context.Cause(ctx), s.Received(), s.Size())
 	}
 	tick := time.NewTicker(donePoll)
 	defer tick.Stop()
@@ -30,7 +30,7 @@ func waitDone(ctx context.Context, t Target, s *sink.Sink) error {
 		n, err := t.Pending(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("%w: every message arrived but not marked done: %w", ErrTimeout, context.Cause(ctx))
+				return fmt.Errorf("%w (every message arrived, not all marked done)", context.Cause(ctx))
 			}
 			return fmt.Errorf("harness: count pending: %w", err)
 		}
@@ -40,7 +40,7 @@ func waitDone(ctx context.Context, t Target, s *sink.Sink) error {
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %d still pending after every message arrived: %w", ErrTimeout, n, context.Cause(ctx))
+			return fmt.Errorf("%w (every message arrived, %d not marked done)", context.Cause(ctx), n)
 		}
 	}
 }
