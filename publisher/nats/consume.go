@@ -11,12 +11,11 @@ import (
 )
 
 var (
-	// ErrNoMessageID is returned by [MessageID] and [Envelope] (and their
-	// nats.Header forms) for a message
-	// that carries neither Nats-Msg-Id nor ce-id.
+	// ErrNoMessageID is returned by [MessageID] and [Envelope], and their
+	// nats.Header forms, for a message with neither Nats-Msg-Id nor ce-id.
 	ErrNoMessageID = errors.New("nats: message has no message id (Nats-Msg-Id or ce-id)")
-	// ErrInvalidMessageID is wrapped by their error
-	// for a message id that is not a UUID, or is the nil UUID.
+	// ErrInvalidMessageID is wrapped by their error for a message id that
+	// is not a UUID, or is the nil UUID.
 	ErrInvalidMessageID = errors.New("nats: invalid message id")
 )
 
