@@ -21,6 +21,7 @@ func TestMessageIDFromHeaders(t *testing.T) {
 		{"amqp", map[string]string{"message-id": id.String()}, true},
 		{"none", map[string]string{"x": "y"}, false},
 		{"not a uuid", map[string]string{"ce-id": "nope"}, false},
+		{"nil uuid", map[string]string{"ce-id": "00000000-0000-0000-0000-000000000000"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := inbox.MessageIDFromHeaders(tt.headers)

@@ -81,7 +81,11 @@ func MessageIDFromHeaders(headers map[string]string) (reliar.MessageID, error) {
 	}
 	for _, name := range idHeaders {
 		if v, ok := lower[strings.ToLower(name)]; ok && v != "" {
-			return reliar.ParseMessageID(v)
+			id, err := reliar.ParseMessageID(v)
+			if err == nil && id == (reliar.MessageID{}) {
+				err = fmt.Errorf("inbox: header %s is the nil UUID", name)
+			}
+			return id, err
 		}
 	}
 	return reliar.MessageID{}, errors.New("inbox: no message id header (ce-id, Nats-Msg-Id, webhook-id, message-id)")
