@@ -70,7 +70,12 @@ func New(t testing.TB, bin Binary, o Options) *Run {
 	r := &Run{t: t, bin: bin, Name: "chaos_" + hex.EncodeToString(b[:]), dir: t.TempDir(), dbURL: o.DatabaseURL}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	pool, err := pgxpool.New(ctx, withAppName(o.DatabaseURL, r.Name+"_producer"))
+	pcfg, err := pgxpool.ParseConfig(withAppName(o.DatabaseURL, r.Name+"_producer"))
+	if err != nil {
+		t.Fatalf("rig: postgres: %v", err)
+	}
+	pcfg.MaxConns = 32 // commit-order races hold one transaction open while committing another
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		t.Fatalf("rig: postgres: %v", err)
 	}
