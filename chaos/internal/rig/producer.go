@@ -68,6 +68,12 @@ func (r *Run) message(keys int) reliar.Outgoing {
 	return reliar.NewMsg(Event{N: n})
 }
 
+// EnqueueTx commits msgs in one transaction; on an error nothing of it is
+// committed.
+func (r *Run) EnqueueTx(ctx context.Context, msgs ...reliar.Outgoing) error {
+	return r.commit(ctx, msgs)
+}
+
 func (r *Run) commit(ctx context.Context, msgs []reliar.Outgoing) error {
 	err := pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
 		_, err := r.store.Enqueue(ctx, tx, msgs...)
