@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/inbox"
 	"github.com/reliar/reliar/inbox/inboxtest"
 )
 
@@ -496,4 +497,40 @@ FROM generate_series(1, 50000) AS g`)
 	if err != nil || n != defaultPurgeBatch {
 		t.Fatalf("PurgeProcessed = %d, %v; want the default batch of %d", n, err, defaultPurgeBatch)
 	}
+}
+
+// BenchmarkInboxProcess is one delivery per transaction through
+// inbox.Process, a first delivery then its duplicate, with a one-row
+// business effect: what the inbox adds to a consumer's transaction.
+func BenchmarkInboxProcess(b *testing.B) {
+	s := newStore(b)
+	ctx := b.Context()
+	if _, err := sharedPool.Exec(ctx, s.n.render(`CREATE TABLE {{schema}}.effects (value text NOT NULL)`)); err != nil {
+		b.Fatal(err)
+	}
+	effect := s.n.render(`INSERT INTO {{schema}}.effects (value) VALUES ($1)`)
+	marker := s.Inbox()
+	deliver := func(id reliar.MessageID) error {
+		return pgx.BeginFunc(ctx, sharedPool, func(tx pgx.Tx) error {
+			err := inbox.Process(ctx, marker, tx, "billing", id, func(ctx context.Context) error {
+				_, err := tx.Exec(ctx, effect, "v")
+				return err
+			})
+			if errors.Is(err, inbox.ErrAlreadyProcessed) {
+				return nil
+			}
+			return err
+		})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		id := reliar.NewMessageID()
+		if err := deliver(id); err != nil {
+			b.Fatal(err)
+		}
+		if err := deliver(id); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/delivery")
 }
