@@ -211,7 +211,13 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		defer cancel()
 		err = errors.Join(err, f(cctx))
 	}
-	backend, err := loc.OpenScratch(ctx, storeurl.Options{Logger: cfg.Logger})
+	opts := storeurl.Options{Logger: cfg.Logger}
+	if loc.Driver() == "sqlite" {
+		// One connection for the dispatcher's wake-up watcher, one that
+		// every writer (orders, claims, outcomes) queues for in turn.
+		opts.MaxConns = 2
+	}
+	backend, err := loc.OpenScratch(ctx, opts)
 	if err != nil {
 		return Result{}, err
 	}

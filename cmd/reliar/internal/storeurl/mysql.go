@@ -90,6 +90,9 @@ func (mysqlDriver) open(ctx context.Context, l Location, opts Options, scratch b
 		return nil, badURL(l.raw, "%v", err)
 	}
 	b.db = sql.OpenDB(connector)
+	if opts.MaxConns > 0 {
+		b.db.SetMaxOpenConns(opts.MaxConns)
+	}
 	if err := b.db.PingContext(ctx); err != nil {
 		_ = b.Close(ctx)
 		return nil, fmt.Errorf("connect to %s: %w", l, err)

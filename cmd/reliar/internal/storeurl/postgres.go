@@ -63,6 +63,9 @@ func (postgresDriver) open(ctx context.Context, l Location, opts Options, scratc
 	if err != nil {
 		return nil, err
 	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = int32(min(opts.MaxConns, 1<<30))
+	}
 	schema := opts.Schema
 	switch {
 	case scratch:

@@ -62,11 +62,9 @@ func (sqliteDriver) open(ctx context.Context, l Location, opts Options, scratch 
 	if err != nil {
 		return nil, err
 	}
-	// SQLite lets one writer in at a time. With one connection, writers
-	// queue in database/sql, first come first served; with several, they
-	// race through SQLite's busy handler, whose growing sleeps let a busy
-	// producer starve the dispatcher's claims for hundreds of milliseconds.
-	db.SetMaxOpenConns(1)
+	if opts.MaxConns > 0 {
+		db.SetMaxOpenConns(opts.MaxConns)
+	}
 	return &sqliteBackend{db: db, path: path, scratch: scratch, opts: opts}, nil
 }
 

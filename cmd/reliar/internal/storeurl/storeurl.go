@@ -120,6 +120,18 @@ type Options struct {
 	Schema string
 	// Logger receives the store's logs. Defaults to slog.Default().
 	Logger *slog.Logger
+	// MaxConns caps the connections the backend opens; zero keeps the
+	// driver's default (16 on PostgreSQL unless the URL sets
+	// pool_max_conns, no cap on SQLite and MariaDB).
+	//
+	// On SQLite, which lets one writer in at a time, a small cap is the
+	// fair choice for a process that both writes and dispatches: writers
+	// queue in database/sql, first come first served, instead of racing
+	// through SQLite's busy handler, whose growing sleeps let a busy writer
+	// starve the dispatcher's claims for hundreds of milliseconds. Each
+	// dispatcher's wake-up watcher holds one connection for as long as it
+	// runs, so the cap must be at least one per dispatcher plus one.
+	MaxConns int
 }
 
 func (o Options) logger() *slog.Logger {

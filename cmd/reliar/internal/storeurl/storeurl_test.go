@@ -391,3 +391,32 @@ func TestLevelFloor(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+func TestMaxConns(t *testing.T) {
+	ctx := context.Background()
+	tests := map[string]struct {
+		raw  string
+		cap  func(Backend) int
+		want int
+	}{
+		"sqlite":   {"sqlite://" + filepath.Join(t.TempDir(), "c.db"), func(b Backend) int { return b.(*sqliteBackend).db.Stats().MaxOpenConnections }, 2},
+		"postgres": {postgresURL, func(b Backend) int { return int(b.(*pgBackend).pool.Config().MaxConns) }, 2},
+		"mysql":    {mysqlURL, func(b Backend) int { return b.(*mysqlBackend).db.Stats().MaxOpenConnections }, 2},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			loc, err := Parse(tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := loc.Open(ctx, Options{MaxConns: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close(ctx)
+			if got := tt.cap(b); got != tt.want {
+				t.Fatalf("max connections %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
