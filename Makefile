@@ -7,9 +7,9 @@ GO ?= go
 TESTFLAGS ?= -race -count=1 -timeout 30m
 MODULES = $(shell $(GO) list -m -f '{{.Dir}}')
 
-.PHONY: test services vet fmt hygiene unit bench cover
+.PHONY: test services vet fmt hygiene unit bench cover bench-peers bench-quick bench-check
 
-test: services fmt vet hygiene unit
+test: services fmt vet hygiene unit bench-check
 
 services:
 	@bash scripts/services.sh
@@ -31,3 +31,14 @@ cover:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./outbox/
+
+# Peer comparison (River, watermill, raw SQL, JetStream). bench is its own
+# module outside go.work, so peers never enter the workspace's versions.
+bench-peers:
+	cd bench && GOWORK=off $(GO) run ./cmd/peers
+
+bench-quick:
+	cd bench && GOWORK=off $(GO) run ./cmd/peers -quick
+
+bench-check:
+	cd bench && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) test -race -count=1 ./...
