@@ -76,7 +76,7 @@ func NewRow(ctx context.Context, o reliar.Outgoing, ser reliar.Serializer, maxPa
 	typ, version := reliar.TypeOf(o.Body)
 	m := o.Metadata
 	m.Delivery.ContentType = ser.ContentType()
-	meta, err := json.Marshal(m)
+	meta, err := json.Marshal(newMetadataDoc(&m))
 	if err != nil {
 		return Row{}, fmt.Errorf("outbox: encode metadata of %s: %w", o.ID, err)
 	}
@@ -185,3 +185,27 @@ func nonEmpty(s string) *string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// metadataDoc is what the metadata column holds: the Metadata document of
+// MetadataVersion 1 (the JSON shape of reliar.Metadata) without the fields
+// that have columns of their own (correlation ids, tenant, expiry, content
+// type; columns win when decoding anyway) and without empty parts. Rows
+// holding the full document, or written by hand, decode the same way.
+type metadataDoc struct {
+	Trace    reliar.Trace   `json:"trace,omitzero"`
+	Routing  reliar.Routing `json:"routing,omitzero"`
+	Delivery deliveryDoc    `json:"delivery,omitzero"`
+}
+
+type deliveryDoc struct {
+	SentAt          *time.Time `json:"sent_at,omitempty"`
+	DeduplicationID string     `json:"deduplication_id,omitempty"`
+}
+
+func newMetadataDoc(m *reliar.Metadata) metadataDoc {
+	return metadataDoc{
+		Trace:    m.Trace,
+		Routing:  m.Routing,
+		Delivery: deliveryDoc{SentAt: m.Delivery.SentAt, DeduplicationID: m.Delivery.DeduplicationID},
+	}
+}
