@@ -49,7 +49,8 @@
 // [Store.Wakeups] implements outbox.Notifier without help from SQLite, which
 // has no notifications: a watcher polls PRAGMA data_version (which moves
 // when any other connection, in this process or another, commits) every few
-// milliseconds on a connection of its own, and signals when the outbox's
+// milliseconds on a connection of its own, outside the application's pool,
+// and signals when the outbox's
 // largest sequence has grown. A dispatcher so claims a new message within
 // about [DefaultWakeupInterval] of its commit instead of its next poll; the
 // cost is a small constant load while idle (see DefaultWakeupInterval).

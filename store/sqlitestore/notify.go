@@ -52,30 +52,59 @@ type watchState struct {
 // reused). Other commits (claims, outcomes, the application's own writes)
 // wake no one. Signals are coalesced: the channel has a capacity of one.
 //
-// The watcher holds one connection of the pool for as long as it runs, and
-// one goroutine does the work; it closes the returned channel as its last
-// act once ctx is done, so reading until the channel is closed waits for it.
-// Wakeups fails when the first reading fails.
+// The watcher reads through a connection of its own, opened on the store's
+// file with [DSN] and closed when it stops, so it never takes a connection
+// from the application's pool (which may allow only one). One goroutine does
+// the work; it closes the returned channel as its last act once ctx is done,
+// so reading until the channel is closed waits for it. Wakeups fails when
+// the file cannot be opened or the first reading fails.
 func (s *Store) Wakeups(ctx context.Context) (<-chan struct{}, error) {
-	conn, err := s.db.Conn(ctx)
+	path, err := s.filePath(ctx)
 	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open(DriverName, DSN(path))
+	if err != nil {
+		return nil, wrapErr("wakeups", err)
+	}
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
 		return nil, wrapErr("wakeups", err)
 	}
 	st, err := readWatch(ctx, conn)
 	if err != nil {
 		conn.Close()
+		db.Close()
 		return nil, err
 	}
 	out := make(chan struct{}, 1)
-	go s.watch(ctx, conn, st, out)
+	go func() {
+		defer close(out)
+		defer db.Close()
+		defer conn.Close()
+		s.watch(ctx, conn, st, out)
+	}()
 	return out, nil
 }
 
+// filePath returns the path of the store's database file.
+func (s *Store) filePath(ctx context.Context) (string, error) {
+	var path string
+	err := s.db.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path)
+	if err != nil {
+		return "", wrapErr("wakeups", err)
+	}
+	if path == "" {
+		return "", invalidRequest("wakeups", "%s", "the database is not a file")
+	}
+	return path, nil
+}
+
 // watch polls conn until ctx is done, signalling out when the outbox's
-// largest sequence grows, then releases conn and closes out.
+// largest sequence grows.
 func (s *Store) watch(ctx context.Context, conn *sql.Conn, st watchState, out chan<- struct{}) {
-	defer close(out)
-	defer conn.Close()
 	tick := time.NewTicker(s.wakeEvery)
 	defer tick.Stop()
 	failing := false

@@ -3,6 +3,7 @@ package sqlitestore_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"log/slog"
 	"strings"
 	"sync"
@@ -196,20 +197,70 @@ func TestWakeupsSurviveReadErrors(t *testing.T) {
 	expectWake(t, ch, true, "an enqueue once the table is back")
 }
 
-func TestWakeupsFailWithoutTheDatabase(t *testing.T) {
+// The watcher's connection is its own: a handle that allows a single
+// connection still enqueues, and still wakes the dispatcher.
+func TestWakeupsWithASingleConnectionPool(t *testing.T) {
+	ctx := t.Context()
 	db, _ := newDB(t)
-	s, err := sqlitestore.New(t.Context(), db)
+	db.SetMaxOpenConns(1)
+	s, err := sqlitestore.New(ctx, db, sqlitestore.WithWakeupInterval(time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DROP TABLE outbox`); err != nil {
-		t.Fatal(err)
+	ch := wakeups(t, s)
+	enqueued := make(chan error, 1)
+	go func() { enqueued <- enqueue(ctx, s, newMsgs(1)...) }()
+	select {
+	case err := <-enqueued:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("enqueue starved of its only connection")
 	}
-	if _, err := s.Wakeups(t.Context()); err == nil {
-		t.Fatal("Wakeups on a database without an outbox succeeded")
+	expectWake(t, ch, true, "an enqueue on a single-connection handle")
+}
+
+func TestWakeupsFailWithoutTheDatabase(t *testing.T) {
+	ctx := t.Context()
+	tests := []struct {
+		name  string
+		store func(t *testing.T) *sqlitestore.Store
+	}{
+		{"no outbox table", func(t *testing.T) *sqlitestore.Store {
+			s := newStore(t)
+			if _, err := s.DB().Exec(`DROP TABLE outbox`); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}},
+		{"closed handle", func(t *testing.T) *sqlitestore.Store {
+			s := newStore(t)
+			s.DB().Close()
+			return s
+		}},
+		{"database in memory", func(t *testing.T) *sqlitestore.Store {
+			db, err := sql.Open(sqlitestore.DriverName, ":memory:")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			db.SetMaxOpenConns(1)
+			if err := sqlitestore.Migrate(ctx, db); err != nil {
+				t.Fatal(err)
+			}
+			s, err := sqlitestore.New(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}},
 	}
-	db.Close()
-	if _, err := s.Wakeups(t.Context()); err == nil {
-		t.Fatal("Wakeups on a closed handle succeeded")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if ch, err := tt.store(t).Wakeups(ctx); err == nil {
+				t.Fatalf("Wakeups succeeded (%v)", ch)
+			}
+		})
 	}
 }
