@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/reliar/reliar"
@@ -56,6 +57,10 @@ func truncateUTF8(s string, n int) string {
 // before the goroutine starts, so a row is either started or still queued.
 // A BatchPublisher receives the queued rows as one call.
 func (l *loop) startPublishes() {
+	// Rows started in this call share one PublishTimeout context: they
+	// start at the same moment, so each is still bounded by PublishTimeout
+	// from its start, and a claim costs one timer instead of one per row.
+	var shared *sharedDeadline
 	for len(l.queue) > 0 && l.publishing < l.s.MaxInFlight {
 		n := min(len(l.queue), l.s.MaxInFlight-l.publishing)
 		if l.d.batchPub == nil {
@@ -70,7 +75,11 @@ func (l *loop) startPublishes() {
 		if l.d.batchPub == nil {
 			row := batch[0]
 			row.state = rowPublishing
-			go l.publishOne(row.rec.Lease(), &row.rec.Envelope)
+			if shared == nil {
+				shared = l.newSharedDeadline()
+			}
+			shared.users.Add(1)
+			go l.publishOne(shared, row.rec.Lease(), &row.rec.Envelope)
 			continue
 		}
 		leases := make([]Lease, n)
@@ -82,15 +91,19 @@ func (l *loop) startPublishes() {
 		}
 		go l.publishBatch(leases, envs)
 	}
+	if shared != nil {
+		shared.done() // the loop's own reference: every row has started
+	}
 	if len(l.queue) == 0 {
 		l.queue = nil
 	}
 }
 
-func (l *loop) publishOne(lease Lease, env *reliar.SerializedEnvelope) {
+func (l *loop) publishOne(shared *sharedDeadline, lease Lease, env *reliar.SerializedEnvelope) {
 	defer l.wg.Done()
 	start := time.Now()
-	err := l.callPublish(env)
+	err := l.callPublish(shared.ctx, env)
+	shared.done()
 	l.publishCh <- publishResult{lease: lease, err: err, took: time.Since(start)}
 }
 
@@ -102,17 +115,41 @@ func (l *loop) publishBatch(leases []Lease, envs []*reliar.SerializedEnvelope) {
 		// Find the culprit: publish the rows one at a time.
 		errs = make([]error, len(envs))
 		for i, env := range envs {
-			errs[i] = l.callPublish(env)
+			ctx, cancel := context.WithTimeout(l.pubCtx, l.s.PublishTimeout)
+			errs[i] = l.callPublish(ctx, env)
+			cancel()
 		}
 	}
 	l.publishCh <- publishResult{leases: leases, errs: errs, took: time.Since(start)}
 }
 
-// callPublish publishes one envelope within PublishTimeout, turning a panic
-// into a *PanicError.
-func (l *loop) callPublish(env *reliar.SerializedEnvelope) (err error) {
+// sharedDeadline is one PublishTimeout context for the rows started
+// together; the last of them to finish cancels it.
+type sharedDeadline struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	users  atomic.Int32
+}
+
+// newSharedDeadline returns a deadline holding one reference for the loop,
+// released once it has started every row, so that an early finisher cannot
+// cancel the context before the last row starts.
+func (l *loop) newSharedDeadline() *sharedDeadline {
 	ctx, cancel := context.WithTimeout(l.pubCtx, l.s.PublishTimeout)
-	defer cancel()
+	s := &sharedDeadline{ctx: ctx, cancel: cancel}
+	s.users.Add(1)
+	return s
+}
+
+func (s *sharedDeadline) done() {
+	if s.users.Add(-1) == 0 {
+		s.cancel()
+	}
+}
+
+// callPublish publishes one envelope within ctx's deadline, turning a panic
+// into a *PanicError.
+func (l *loop) callPublish(ctx context.Context, env *reliar.SerializedEnvelope) (err error) {
 	ctx, span := l.d.tracer.StartPublish(ctx, env)
 	defer func() {
 		if v := recover(); v != nil {

@@ -45,11 +45,13 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 				token     pgtype.UUID
 				exhausted bool
 			)
-			dest := append(rowDest(&row), &token, &rec.ClaimCount, &rec.LapsedClaims,
+			dest, finish := rowDest(&row)
+			dest = append(dest, &token, &rec.ClaimCount, &rec.LapsedClaims,
 				&rec.Reclaimed, &rec.PrevClaimedAt, &exhausted)
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
+			finish()
 			if exhausted {
 				batch.DeadMaxClaims = append(batch.DeadMaxClaims, row.ID)
 				continue

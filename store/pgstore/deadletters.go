@@ -39,9 +39,11 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 				deadAt    time.Time
 				lastError *string
 			)
-			if err := rows.Scan(append(rowDest(&row), &reason, &deadAt, &lastError)...); err != nil {
+			dest, finish := rowDest(&row)
+			if err := rows.Scan(append(dest, &reason, &deadAt, &lastError)...); err != nil {
 				return err
 			}
+			finish()
 			scanned++
 			last = max(last, row.Sequence)
 			env, err := row.Envelope()

@@ -3,6 +3,8 @@ package pgstore
 import (
 	"strings"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -16,13 +18,31 @@ var envelopeColumns = []string{
 }
 
 // rowDest returns scan destinations for envelopeColumns.
-func rowDest(r *outbox.Row) []any {
-	return []any{
-		&r.ID, &r.Sequence, &r.MessageType, &r.MessageVersion, &r.CorrelationID,
-		&r.ConversationID, &r.CausationID, &r.RequestID, &r.ContentType, &r.Payload,
+//
+// The uuid columns scan into pgtype.UUID, which decodes the binary format
+// directly (uuid.UUID would go through sql.Scanner and a text round trip,
+// a measurable share of a claim's CPU); call finish after Scan.
+func rowDest(r *outbox.Row) (dest []any, finish func()) {
+	var id, conv, cause, req pgtype.UUID
+	dest = []any{
+		&id, &r.Sequence, &r.MessageType, &r.MessageVersion, &r.CorrelationID,
+		&conv, &cause, &req, &r.ContentType, &r.Payload,
 		&r.TenantID, &r.ExpiresAt, &r.OrderingKey, &r.Metadata, &r.Headers,
 		&r.MetadataVersion, &r.CreatedAt, &r.AvailableAt, &r.Attempts,
 	}
+	return dest, func() {
+		r.ID = id.Bytes
+		r.ConversationID, r.CausationID, r.RequestID = uuidPtr(conv), uuidPtr(cause), uuidPtr(req)
+	}
+}
+
+// uuidPtr converts a nullable uuid column.
+func uuidPtr(u pgtype.UUID) *uuid.UUID {
+	if !u.Valid {
+		return nil
+	}
+	id := uuid.UUID(u.Bytes)
+	return &id
 }
 
 // columnList joins envelopeColumns, each prefixed with prefix (an alias and
