@@ -85,6 +85,6 @@ func ExampleMaintainer() {
 		panic(err)
 	}
 	r, err := m.RunOnce(context.Background())
-	fmt.Println(r, err)
-	// Output: {0 0 0} <nil>
+	fmt.Printf("published deleted %d, dead deleted %d, expired %d, err %v\n", r.PublishedDeleted, r.DeadDeleted, r.Expired, err)
+	// Output: published deleted 0, dead deleted 0, expired 0, err <nil>
 }

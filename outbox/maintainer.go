@@ -22,6 +22,16 @@ type MaintainerSettings struct {
 	BatchSize int
 	// StoreTimeout bounds each store call. Defaults to 30s.
 	StoreTimeout time.Duration
+	// InboxRetention is how long the processed-message records of the
+	// inbox given with MaintainInbox are kept. It must exceed the broker's
+	// redelivery horizon. Defaults to 14 days.
+	InboxRetention time.Duration
+}
+
+// InboxPurger deletes old processed-message records; every store's inbox
+// implements it (inbox.Marker's PurgeProcessed).
+type InboxPurger interface {
+	PurgeProcessed(ctx context.Context, retention time.Duration, limit int) (int64, error)
 }
 
 // Default retention of published and dead rows, shared by the Maintainer
@@ -40,6 +50,7 @@ func DefaultMaintainerSettings() MaintainerSettings {
 		DeadRetention:      &dead,
 		BatchSize:          1000,
 		StoreTimeout:       30 * time.Second,
+		InboxRetention:     DefaultDeadRetention,
 	}
 }
 
@@ -52,6 +63,7 @@ type Maintainer struct {
 	settings MaintainerSettings
 	log      *slog.Logger
 	metrics  Metrics
+	inbox    InboxPurger
 }
 
 // NewMaintainer validates settings and returns a maintainer.
@@ -76,12 +88,21 @@ func NewMaintainer(store Store, settings MaintainerSettings, opts ...MaintainerO
 			o(m)
 		}
 	}
+	if m.inbox != nil && settings.InboxRetention <= 0 {
+		return nil, &ConfigError{Field: "InboxRetention", Reason: "must be positive when an inbox is maintained"}
+	}
 	m.log = m.log.With("component", "reliar.outbox.maintainer")
 	return m, nil
 }
 
 // MaintainerOption configures optional parts of a Maintainer.
 type MaintainerOption func(*Maintainer)
+
+// MaintainInbox makes every pass also delete the inbox's processed-message
+// records older than InboxRetention, in batches of BatchSize.
+func MaintainInbox(p InboxPurger) MaintainerOption {
+	return func(m *Maintainer) { m.inbox = p }
+}
 
 // MaintainerLogger logs to l instead of slog.Default().
 func MaintainerLogger(l *slog.Logger) MaintainerOption {
@@ -169,8 +190,22 @@ func (m *Maintainer) RunOnce(ctx context.Context) (PurgeReport, error) {
 			return total, ctx.Err()
 		}
 	}
+	if m.inbox != nil {
+		for {
+			pctx, cancel := context.WithTimeout(ctx, m.settings.StoreTimeout)
+			n, err := m.inbox.PurgeProcessed(pctx, m.settings.InboxRetention, m.settings.BatchSize)
+			cancel()
+			total.ProcessedDeleted += n
+			if err != nil {
+				return total, err
+			}
+			if n < int64(m.settings.BatchSize) || ctx.Err() != nil {
+				break
+			}
+		}
+	}
 	if total != (PurgeReport{}) {
-		m.log.Info("maintenance pass", "published_deleted", total.PublishedDeleted, "dead_deleted", total.DeadDeleted, "expired", total.Expired)
+		m.log.Info("maintenance pass", "published_deleted", total.PublishedDeleted, "dead_deleted", total.DeadDeleted, "expired", total.Expired, "processed_deleted", total.ProcessedDeleted)
 	}
 	return total, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/inbox"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -123,4 +124,41 @@ func TestMaintainerSettingsValidated(t *testing.T) {
 	if _, err := outbox.NewMaintainer(nil, outbox.DefaultMaintainerSettings()); !errors.Is(err, outbox.ErrInvalidSettings) {
 		t.Errorf("nil store: %v", err)
 	}
+}
+
+func TestMaintainerPurgesTheInbox(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := inbox.NewMemory()
+		for range 25 {
+			tx := m.Begin()
+			if _, err := m.MarkProcessed(context.Background(), tx, "billing", reliar.NewMessageID()); err != nil {
+				t.Fatal(err)
+			}
+			tx.Commit()
+		}
+		m.Advance(15 * 24 * time.Hour)
+		recent := reliar.NewMessageID()
+		tx := m.Begin()
+		m.MarkProcessed(context.Background(), tx, "billing", recent)
+		tx.Commit()
+		settings := outbox.DefaultMaintainerSettings()
+		settings.BatchSize = 10
+		mt, err := outbox.NewMaintainer(newFaultStore(), settings, outbox.MaintainInbox(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := mt.RunOnce(context.Background())
+		if err != nil || r.ProcessedDeleted != 25 {
+			t.Fatalf("processed records deleted %d (%v), want the 25 old ones in bounded passes", r.ProcessedDeleted, err)
+		}
+		tx = m.Begin()
+		if first, _ := m.MarkProcessed(context.Background(), tx, "billing", recent); first {
+			t.Fatal("a recent record was purged")
+		}
+		tx.Rollback()
+		settings.InboxRetention = 0
+		if _, err := outbox.NewMaintainer(newFaultStore(), settings, outbox.MaintainInbox(m)); !errors.Is(err, outbox.ErrInvalidSettings) {
+			t.Fatalf("zero inbox retention accepted: %v", err)
+		}
+	})
 }

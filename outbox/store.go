@@ -219,6 +219,9 @@ type PurgeReport struct {
 	DeadDeleted      int64
 	// Expired counts pending rows past expires_at moved to dead.
 	Expired int64
+	// ProcessedDeleted counts inbox records deleted by a Maintainer pass
+	// (MaintainInbox); stores' Purge leaves it zero.
+	ProcessedDeleted int64
 }
 
 // Stats partitions the non-terminal rows of a table.
