@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reliar/reliar"
 )
@@ -57,11 +58,12 @@ func Process[Tx any](ctx context.Context, m Marker[Tx], tx Tx, consumer string, 
 	return fn(ctx)
 }
 
-// ValidateConsumer checks a consumer name: 1 to 200 bytes of printable
-// text.
+// ValidateConsumer checks a consumer name: 1 to 200 bytes of printable,
+// valid UTF-8 text (every store can keep it, and compares it byte for
+// byte).
 func ValidateConsumer(consumer string) error {
-	if consumer == "" || len(consumer) > 200 || strings.ContainsFunc(consumer, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("inbox: invalid consumer name %q: want 1 to 200 printable bytes", consumer)
+	if consumer == "" || len(consumer) > 200 || !utf8.ValidString(consumer) || strings.ContainsFunc(consumer, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("inbox: invalid consumer name %q: want 1 to 200 bytes of printable UTF-8", consumer)
 	}
 	return nil
 }

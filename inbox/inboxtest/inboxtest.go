@@ -255,7 +255,7 @@ func purge[Tx any](t *testing.T, h Harness[Tx]) {
 
 func invalidInput[Tx any](t *testing.T, h Harness[Tx]) {
 	ctx := ctxFor(t)
-	for _, consumer := range []string{"", "bad\x00name", string(make([]byte, 201))} {
+	for _, consumer := range []string{"", "bad\x00name", string(make([]byte, 201)), "caf\xe9"} {
 		tx, err := h.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -152,12 +152,12 @@ func TestInboxRefusesBadInput(t *testing.T) {
 
 // Marking a message twice in one transaction reports the second as a
 // duplicate and leaves the transaction usable; consumer names compare byte
-// for byte, valid UTF-8 or not, up to 200 bytes.
+// for byte (case too), up to 200 bytes of UTF-8.
 func TestInboxMarksOncePerTransaction(t *testing.T) {
 	s := newStore(t)
 	in := s.Inbox()
 	createEffects(t, s.DB())
-	consumers := []string{"billing", "Billing", "caf\xe9", "caf\xc3\xa9", strings.Repeat("é", 100)}
+	consumers := []string{"billing", "Billing", "caf\xc3\xa9", strings.Repeat("é", 100)}
 	id := reliar.NewMessageID()
 	for _, consumer := range consumers {
 		tx, err := s.DB().BeginTx(t.Context(), nil)
