@@ -8,14 +8,22 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
+	github.com/prometheus/client_golang v1.25.0
+	github.com/rabbitmq/amqp091-go v1.16.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/reliar/reliar v0.0.0
+	github.com/reliar/reliar/observability/prometheus v0.0.0
+	github.com/reliar/reliar/publisher/amqp v0.0.0
+	github.com/reliar/reliar/publisher/kafka v0.0.0
 	github.com/reliar/reliar/publisher/nats v0.0.0
+	github.com/reliar/reliar/publisher/redis v0.0.0
 	github.com/reliar/reliar/store/mysqlstore v0.0.0
 	github.com/reliar/reliar/store/pgstore v0.0.0
 	github.com/reliar/reliar/store/sqlitestore v0.0.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/twmb/franz-go v1.22.3
 	go.uber.org/goleak v1.3.0
 	golang.org/x/term v0.48.0
 	gopkg.in/yaml.v3 v3.0.1
@@ -24,6 +32,8 @@ require (
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
@@ -34,17 +44,25 @@ require (
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/minio/highwayhash v1.0.4 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	github.com/prometheus/client_model v0.6.3 // indirect
+	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
@@ -53,7 +71,11 @@ require (
 
 replace (
 	github.com/reliar/reliar => ../..
+	github.com/reliar/reliar/observability/prometheus => ../../observability/prometheus
+	github.com/reliar/reliar/publisher/amqp => ../../publisher/amqp
+	github.com/reliar/reliar/publisher/kafka => ../../publisher/kafka
 	github.com/reliar/reliar/publisher/nats => ../../publisher/nats
+	github.com/reliar/reliar/publisher/redis => ../../publisher/redis
 	github.com/reliar/reliar/store/mysqlstore => ../../store/mysqlstore
 	github.com/reliar/reliar/store/pgstore => ../../store/pgstore
 	github.com/reliar/reliar/store/sqlitestore => ../../store/sqlitestore

@@ -8,5 +8,10 @@ import "github.com/spf13/cobra"
 var commands = []func(*App) *cobra.Command{
 	newDemoCommand,
 	newMigrateCommand,
+	newRelayCommand,
 	newVersionCommand,
+	newStatsCommand,
+	newDeadCommand,
+	newPurgeCommand,
+	newDoctorCommand,
 }

@@ -1,0 +1,84 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	natspub "github.com/reliar/reliar/publisher/nats"
+)
+
+// NATS connection settings: reconnect forever, so that a broker outage of
+// any length is ridden out (the dispatcher's breaker holds rows back
+// meanwhile).
+const (
+	natsReconnectWait = 250 * time.Millisecond
+	natsDialTimeout   = 5 * time.Second
+)
+
+// parseNATS checks a nats:// URL, or a comma-separated list of server URLs.
+func parseNATS(raw string, o Options) (func(ctx context.Context) (*Broker, error), error) {
+	for server := range strings.SplitSeq(raw, ",") {
+		u, err := url.Parse(strings.TrimSpace(server))
+		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls") {
+			return nil, badURL(raw, "want nats://host:port, or several separated by commas")
+		}
+	}
+	prefix := o.SubjectPrefix
+	if prefix == "" {
+		prefix = natspub.DefaultSubjectPrefix
+	}
+	return func(ctx context.Context) (*Broker, error) { return openNATS(ctx, raw, prefix, o.logger()) }, nil
+}
+
+// openNATS connects to NATS, retrying in the background while no server
+// answers, and returns a JetStream publisher over the connection.
+func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker, error) {
+	nc, err := nats.Connect(raw,
+		nats.Name("reliar relay"),
+		nats.Timeout(natsDialTimeout),
+		nats.RetryOnFailedConnect(true),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(natsReconnectWait),
+		nats.ConnectHandler(func(*nats.Conn) { log.Info("nats connected") }),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("nats disconnected; reconnecting", "error", err)
+			}
+		}),
+		nats.ReconnectHandler(func(*nats.Conn) { log.Info("nats reconnected") }),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("nats: connect: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("nats: jetstream: %w", err)
+	}
+	pub, err := natspub.New(js, natspub.WithSubjectPrefix(prefix))
+	if err != nil {
+		nc.Close()
+		return nil, badOption(err)
+	}
+	return &Broker{
+		Publisher: pub,
+		check: func(context.Context) error {
+			if !nc.IsConnected() {
+				return fmt.Errorf("nats: not connected (%s)", strings.ToLower(nc.Status().String()))
+			}
+			return nil
+		},
+		close: func() error {
+			_ = pub.Close()
+			nc.Close()
+			return nil
+		},
+	}, nil
+}

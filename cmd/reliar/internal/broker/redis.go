@@ -1,0 +1,44 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	redispub "github.com/reliar/reliar/publisher/redis"
+)
+
+// parseRedis checks a redis:// or rediss:// URL and the stream option.
+func parseRedis(raw string, o Options) (func(ctx context.Context) (*Broker, error), error) {
+	ropts, err := redis.ParseURL(raw)
+	if err != nil {
+		return nil, badURL(raw, "%v", err)
+	}
+	var opts []redispub.Option
+	if o.Stream != "" {
+		opts = append(opts, redispub.WithStream(o.Stream))
+	}
+	return func(context.Context) (*Broker, error) { return openRedis(ropts, opts) }, nil
+}
+
+// openRedis builds a client, which connects lazily, and its publisher;
+// Check pings the server.
+func openRedis(ropts *redis.Options, opts []redispub.Option) (*Broker, error) {
+	client := redis.NewClient(ropts)
+	pub, err := redispub.New(client, opts...)
+	if err != nil {
+		_ = client.Close()
+		return nil, badOption(err)
+	}
+	return &Broker{
+		Publisher: pub,
+		check: func(ctx context.Context) error {
+			if err := client.Ping(ctx).Err(); err != nil {
+				return fmt.Errorf("redis: %w", err)
+			}
+			return nil
+		},
+		close: client.Close,
+	}, nil
+}

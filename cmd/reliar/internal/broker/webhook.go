@@ -1,0 +1,21 @@
+package broker
+
+import (
+	"context"
+
+	"github.com/reliar/reliar/publisher/webhook"
+)
+
+// parseWebhook checks an http:// or https:// endpoint and its signing
+// secrets. The publisher is built at once: it holds no connection.
+func parseWebhook(raw string, o Options) (func(ctx context.Context) (*Broker, error), error) {
+	pub, err := webhook.New(webhook.Config{URL: raw, Secrets: o.WebhookSecrets})
+	if err != nil {
+		return nil, badOption(err)
+	}
+	// A webhook has no connection to watch: readiness relies on the
+	// dispatcher's circuit breaker, which opens when the endpoint fails.
+	return func(context.Context) (*Broker, error) {
+		return &Broker{Publisher: pub, close: pub.Close}, nil
+	}, nil
+}

@@ -1,0 +1,142 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/reliar/reliar/cmd/reliar/internal/broker"
+	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
+	"github.com/reliar/reliar/outbox"
+)
+
+// DefaultMetricsAddr is where /metrics, /healthz and /readyz are served
+// unless Config.MetricsAddr says otherwise: loopback only, so that nothing
+// is exposed by accident. In Kubernetes, set it to the pod's address (or
+// ":9090") so that the kubelet and Prometheus reach it.
+const DefaultMetricsAddr = "127.0.0.1:9090"
+
+// Defaults of the Config fields that are not dispatcher settings.
+const (
+	// DefaultProbeInterval is how often readiness checks the store and the
+	// broker.
+	DefaultProbeInterval = 2 * time.Second
+	// maxRetryInterval caps the wait between start-up attempts.
+	maxRetryInterval = 5 * time.Second
+	// shutdownTimeout bounds the HTTP server's shutdown at exit.
+	shutdownTimeout = 2 * time.Second
+)
+
+// Config configures a relay.
+type Config struct {
+	// Store is the database of the outbox table. Required.
+	Store storeurl.Location
+	// StoreOptions configure the store: the schema and the logger.
+	StoreOptions storeurl.Options
+	// Broker is where messages are published. Required.
+	Broker broker.Location
+	// Dispatchers is how many dispatchers run over the table. Defaults
+	// to 1.
+	Dispatchers int
+	// Settings are every dispatcher's settings. Only the first dispatcher
+	// polls Stats for the gauges; the others run with StatsInterval -1.
+	Settings outbox.Settings
+	// NoWakeups turns off the store's wake-ups (LISTEN/NOTIFY on
+	// PostgreSQL): the dispatchers find new rows by polling alone.
+	NoWakeups bool
+	// Migrate applies the store's migrations at start-up. Without it the
+	// relay waits for the schema to be migrated, answering 503 on /readyz.
+	Migrate bool
+	// Maintainer configures the purge and expiry sweep; nil disables it.
+	Maintainer *outbox.MaintainerSettings
+	// MetricsAddr is the address of /metrics, /healthz and /readyz.
+	// Defaults to DefaultMetricsAddr; port 0 picks a free port, which the
+	// "serving" log line names.
+	MetricsAddr string
+	// EventsFile, when set, receives every dispatcher event as a JSON line
+	// (outbox.EventLog), flushed as each event is written: a checker reads
+	// it, even after the relay was killed.
+	EventsFile string
+	// ProbeInterval is how often readiness checks the store and the
+	// broker. Defaults to DefaultProbeInterval.
+	ProbeInterval time.Duration
+	// Logger receives the relay's logs; it must not see payloads, and its
+	// output is expected to be redacted. Defaults to slog.Default().
+	Logger *slog.Logger
+	// OnServing, when set, is called with the address /metrics is served
+	// on, once the listener is open.
+	OnServing func(addr string)
+}
+
+// ErrInvalidConfig is matched (with errors.Is) by every error about a
+// Config that cannot run.
+var ErrInvalidConfig = errors.New("relay: invalid configuration")
+
+// validate checks c without changing it. Settings are checked as far as
+// they can be before the store is known (per-key ordering needs the
+// store's capability, checked when the dispatchers are made).
+func (c Config) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidConfig, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case c.Store == (storeurl.Location{}):
+		return bad("no database URL")
+	case c.Broker.Kind() == "":
+		return bad("no broker URL")
+	case c.Dispatchers < 0:
+		return bad("dispatchers must be positive, not %d", c.Dispatchers)
+	case c.ProbeInterval < 0:
+		return bad("probe interval must not be negative, not %v", c.ProbeInterval)
+	}
+	if _, _, err := net.SplitHostPort(c.metricsAddr()); err != nil {
+		return bad("metrics address %q: %v", c.MetricsAddr, err)
+	}
+	if err := c.Settings.Validate(outbox.Capabilities{PerKeyOrdering: true}); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if m := c.Maintainer; m != nil {
+		// NewMaintainer validates the settings without calling the store,
+		// which is not open yet: an empty stand-in is enough.
+		if _, err := outbox.NewMaintainer(struct{ outbox.Store }{}, *m); err != nil {
+			return fmt.Errorf("%w: maintainer: %w", ErrInvalidConfig, err)
+		}
+	}
+	return nil
+}
+
+func (c Config) dispatchers() int {
+	if c.Dispatchers == 0 {
+		return 1
+	}
+	return c.Dispatchers
+}
+
+func (c Config) metricsAddr() string {
+	if c.MetricsAddr == "" {
+		return DefaultMetricsAddr
+	}
+	return c.MetricsAddr
+}
+
+func (c Config) probeInterval() time.Duration {
+	if c.ProbeInterval == 0 {
+		return DefaultProbeInterval
+	}
+	return c.ProbeInterval
+}
+
+// retryInterval is the wait between start-up attempts: the idle poll
+// interval, at most maxRetryInterval.
+func (c Config) retryInterval() time.Duration {
+	return min(max(c.Settings.IdlePollInterval, 10*time.Millisecond), maxRetryInterval)
+}
+
+func (c Config) logger() *slog.Logger {
+	if c.Logger == nil {
+		return slog.Default()
+	}
+	return c.Logger
+}

@@ -1,0 +1,183 @@
+// Package relay is the engine of `reliar relay`: dispatchers and the
+// maintainer over one outbox table, as a process of their own, with
+// /metrics, /healthz and /readyz.
+//
+// [Run] serves the HTTP endpoints first, then waits for the store (reachable
+// and migrated — it never migrates unless told to) and the broker, answering
+// 503 on /readyz with the reason meanwhile, then runs the dispatchers until
+// its context ends, and drains. Its error carries the process's exit status
+// (package exitcode): 2 for bad input, 1 when a dispatcher or the maintainer
+// met a failure that retrying cannot fix, such as a dropped table.
+package relay
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	reliarprom "github.com/reliar/reliar/observability/prometheus"
+	"github.com/reliar/reliar/outbox"
+)
+
+// Run runs a relay until ctx ends, then drains within the dispatchers'
+// DrainTimeout and returns nil. See the package documentation for the exit
+// statuses its errors carry.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.validate(); err != nil {
+		return exitcode.UsageError(err)
+	}
+	log := cfg.logger()
+	var sink outbox.EventSink
+	if cfg.EventsFile != "" {
+		events, err := openEvents(cfg.EventsFile)
+		if err != nil {
+			return exitcode.UsageError(err)
+		}
+		defer func() {
+			if err := events.Close(); err != nil {
+				log.Error("relay events", "error", err)
+			}
+		}()
+		sink = events
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics, err := reliarprom.New(reg)
+	if err != nil {
+		return exitcode.FailureError(fmt.Errorf("metrics: %w", err))
+	}
+	ready := &readiness{}
+	srv, err := startServer(cfg.metricsAddr(), reg, ready, log)
+	if err != nil {
+		return exitcode.FailureError(err)
+	}
+	defer srv.stop()
+	log.Info("relay serving /metrics, /healthz and /readyz", "addr", srv.addr)
+	if cfg.OnServing != nil {
+		cfg.OnServing(srv.addr)
+	}
+	log.Info("relay starting", "store", cfg.Store.String(), "broker", cfg.Broker.String(),
+		"dispatchers", cfg.dispatchers(), "listen", !cfg.NoWakeups, "maintainer", cfg.Maintainer != nil)
+
+	d, err := connect(ctx, cfg, ready, log)
+	if err != nil {
+		return err
+	}
+	if d == nil {
+		log.Info("relay stopped before it started")
+		return nil
+	}
+	defer d.close(log)
+	w, err := newWorkers(cfg, d, metrics, sink, log)
+	if err != nil {
+		return err
+	}
+	if err := w.run(ctx, ready); err != nil {
+		return exitcode.FailureError(err)
+	}
+	log.Info("relay stopped")
+	return nil
+}
+
+// workers are the dispatchers, the maintainer and the readiness prober of
+// a started relay.
+type workers struct {
+	dispatchers []*outbox.Dispatcher
+	maintainer  *outbox.Maintainer
+	prober      *prober
+	log         *slog.Logger
+}
+
+// newWorkers makes the dispatchers and the maintainer. Settings the store
+// cannot honour (per-key ordering) are bad input.
+func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, log *slog.Logger) (*workers, error) {
+	n := cfg.dispatchers()
+	w := &workers{
+		dispatchers: make([]*outbox.Dispatcher, n),
+		prober: &prober{backend: d.backend, broker: d.broker, interval: cfg.probeInterval(),
+			timeout: cfg.Settings.StoreTimeout, log: log},
+		log: log,
+	}
+	bk := newBreakers(n, m.BreakerOpen)
+	for i := range n {
+		s := cfg.Settings
+		if i > 0 {
+			// Stats is polled once per process, not once per dispatcher.
+			s.StatsInterval = -1
+		}
+		opts := []outbox.Option{
+			outbox.WithMetrics(dispatcherMetrics{Metrics: m, breakers: bk, i: i}),
+			outbox.WithLogger(log.With("dispatcher", i)),
+		}
+		if cfg.NoWakeups {
+			opts = append(opts, outbox.WithoutWakeups())
+		}
+		if sink != nil {
+			opts = append(opts, outbox.WithEvents(sink))
+		}
+		disp, err := outbox.New(d.store, d.broker.Publisher, s, opts...)
+		if err != nil {
+			return nil, exitcode.UsageError(err)
+		}
+		w.dispatchers[i] = disp
+	}
+	if cfg.Maintainer != nil {
+		mt, err := outbox.NewMaintainer(d.store, *cfg.Maintainer, outbox.MaintainerLogger(log), outbox.MaintainerMetrics(m))
+		if err != nil {
+			return nil, exitcode.UsageError(err)
+		}
+		w.maintainer = mt
+	}
+	return w, nil
+}
+
+// run runs every worker until ctx ends and the dispatchers drained, or
+// until one of them fails, which stops the others, and returns that
+// failure.
+func (w *workers) run(ctx context.Context, ready *readiness) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(what string, err error) {
+		mu.Lock()
+		if first == nil {
+			first = fmt.Errorf("%s: %w", what, err)
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for i, d := range w.dispatchers {
+		wg.Go(func() {
+			if err := d.Run(ctx); err != nil {
+				fail(fmt.Sprintf("dispatcher %d", i), err)
+			}
+		})
+	}
+	if w.maintainer != nil {
+		wg.Go(func() {
+			if err := w.maintainer.Run(ctx); err != nil {
+				fail("maintainer", err)
+			}
+		})
+	}
+	w.prober.ready = ready
+	wg.Go(func() { w.prober.run(ctx) })
+	ready.run(w.dispatchers)
+	stop := context.AfterFunc(ctx, func() {
+		ready.drain()
+		w.log.Info("relay draining")
+	})
+	defer stop()
+	w.log.Info("relay running", "dispatchers", len(w.dispatchers))
+	wg.Wait()
+	return first
+}
