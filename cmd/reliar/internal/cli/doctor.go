@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/reliar/reliar/cmd/reliar/internal/doctor"
+	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	"github.com/reliar/reliar/cmd/reliar/internal/ops"
+	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
+	"github.com/reliar/reliar/store/pgstore"
+)
+
+// doctorConnectTimeout bounds the connection when the URL sets none.
+const doctorConnectTimeout = 10 * time.Second
+
+// ErrUnhealthy is matched (with errors.Is) when doctor found a red check.
+var ErrUnhealthy = errors.New("the outbox table is unhealthy")
+
+func newDoctorCommand(app *App) *cobra.Command {
+	var (
+		db      dbFlags
+		th      doctor.Thresholds
+		timeout time.Duration
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check a PostgreSQL outbox table's health and explain the fixes",
+		Long: `doctor checks a PostgreSQL outbox table and explains what it finds, each check
+with a verdict (ok, warn or red) and, when not ok, why it matters and a fix:
+
+  schema version      reliar_migrations against the version this release needs
+  indexes             the store's six indexes present and valid
+  claim plan          EXPLAIN of the claim, sequential scans disabled (in a
+                      rolled-back transaction), so a small healthy table is ok
+  oldest transaction  the oldest open or prepared transaction of the database
+                      holding back the xmin horizon
+  replication slots   slots holding an xmin or catalog_xmin
+  dead tuples         pg_stat_user_tables' dead tuples and last (auto)vacuum
+  table size          heap and index size against the live rows
+  lapsed leases       pending rows whose lease lapsed and was never reclaimed
+  oldest due row      how long due rows have waited for a claim
+  dead letters        rows dead in the last hour against those before
+
+Ages (of the oldest transaction, of a lapsed lease, of the oldest due row) warn
+from --warn-age and are red from --red-age. doctor only reads; it is
+PostgreSQL-specific, and refuses other databases with exit status 2 (use
+reliar stats and reliar dead list there).
+
+The last line on stdout is
+  doctor: N ok, N warn, N red
+With --json, one object: {"store","checks":[{"name","verdict","found","why",
+"fix"}…],"ok","warn","red"}.
+
+Exit status: 0 when no check is red, 1 when one is (or the database fails), 2
+on bad input.`,
+		Example: `  reliar doctor --database-url postgres://app@db:5432/orders --schema billing
+  reliar doctor --database-url postgres://app@db:5432/orders --warn-age 30s --red-age 5m --json`,
+		Args: cobra.NoArgs,
+	}
+	addDBFlags(cmd, &db, true)
+	f := cmd.Flags()
+	ops.DurationVar(f, &th.WarnAge, "warn-age", doctor.DefaultWarnAge, "age from which a transaction, lapsed lease or due row warns")
+	ops.DurationVar(f, &th.RedAge, "red-age", doctor.DefaultRedAge, "age from which it is red")
+	ops.DurationVar(f, &timeout, "timeout", time.Minute, "longest time to connect and check")
+	f.BoolVar(&asJSON, "json", false, "print the result as one JSON document")
+
+	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
+		switch {
+		case th.WarnAge <= 0 || th.RedAge <= 0:
+			return exitcode.UsageError(errors.New("--warn-age and --red-age must be positive"))
+		case th.WarnAge > th.RedAge:
+			return exitcode.UsageError(fmt.Errorf("--warn-age %s is above --red-age %s", ops.FormatDuration(th.WarnAge), ops.FormatDuration(th.RedAge)))
+		case timeout <= 0:
+			return exitcode.UsageError(errors.New("--timeout must be positive"))
+		}
+		loc, err := app.Location(db.url)
+		if err != nil {
+			return err
+		}
+		if loc.Driver() != "postgres" {
+			return exitcode.UsageError(fmt.Errorf("doctor checks PostgreSQL outbox tables only, not %s (%s): use reliar stats and reliar dead list there", loc.Driver(), loc))
+		}
+		schema := db.schema
+		if schema == "" {
+			schema = pgstore.DefaultSchema
+		}
+		if err := pgstore.ValidateSchema(schema); err != nil {
+			return exitcode.UsageError(err)
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		pool, where, err := doctorPool(ctx, db.url, loc)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		facts, err := doctor.Gather(ctx, pool, schema, th.WarnAge, app.storeLogger(ctx))
+		if err != nil {
+			return err
+		}
+		report := doctor.NewReport(fmt.Sprintf("postgres %s schema %q", where, schema), doctor.Evaluate(facts, th))
+		out := app.Printer(cmd, asJSON)
+		if asJSON {
+			err = out.Document(report)
+		} else {
+			_ = out.Line("doctor: %s", report.Store)
+			for _, l := range report.Lines() {
+				if err := out.Line("%s", l); err != nil {
+					return err
+				}
+			}
+			err = out.Final("%s", report.Summary())
+		}
+		if err != nil {
+			return err
+		}
+		if !report.Healthy() {
+			return exitcode.FailureError(fmt.Errorf("%w: %d red checks", ErrUnhealthy, report.Red))
+		}
+		return nil
+	})
+	return cmd
+}
+
+// doctorPool connects a small pool to the database of raw, and returns it
+// with host:port/database for the report.
+func doctorPool(ctx context.Context, raw string, loc storeurl.Location) (*pgxpool.Pool, string, error) {
+	cfg, err := pgxpool.ParseConfig(raw)
+	if err != nil {
+		return nil, "", exitcode.UsageError(fmt.Errorf("database URL %s: %w", loc, errors.Unwrap(err)))
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = doctorConnectTimeout
+	}
+	cfg.MaxConns = 2
+	if _, set := cfg.ConnConfig.RuntimeParams["application_name"]; !set {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "reliar doctor"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("connect to %s: %w", loc, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, "", fmt.Errorf("connect to %s: %w", loc, err)
+	}
+	return pool, fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database), nil
+}

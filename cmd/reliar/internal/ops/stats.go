@@ -1,0 +1,59 @@
+package ops
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reliar/reliar/outbox"
+)
+
+// StatsDocument is the JSON document of reliar stats.
+type StatsDocument struct {
+	Pending        int64 `json:"pending"`
+	Due            int64 `json:"due"`
+	Leased         int64 `json:"leased"`
+	Scheduled      int64 `json:"scheduled"`
+	Dead           int64 `json:"dead"`
+	ExpiredPending int64 `json:"expired_pending"`
+	// OldestDueAgeSeconds is 0 when nothing is due.
+	OldestDueAgeSeconds float64 `json:"oldest_due_age_seconds"`
+	// AsOf is the database's clock when the counts were taken.
+	AsOf time.Time `json:"as_of"`
+}
+
+// NewStatsDocument converts a store's Stats.
+func NewStatsDocument(st outbox.Stats) StatsDocument {
+	return StatsDocument{
+		Pending:             st.Pending,
+		Due:                 st.Due,
+		Leased:              st.Leased,
+		Scheduled:           st.Scheduled,
+		Dead:                st.Dead,
+		ExpiredPending:      st.ExpiredPending,
+		OldestDueAgeSeconds: st.OldestDueAge.Seconds(),
+		AsOf:                st.AsOf.UTC(),
+	}
+}
+
+// StatsTable renders the gauges as an aligned table, one state a row, with
+// what each state means.
+func StatsTable(st outbox.Stats) []string {
+	rows := [][]string{
+		{"STATE", "ROWS", "MEANING"},
+		{"due", fmt.Sprint(st.Due), "claimable now"},
+		{"leased", fmt.Sprint(st.Leased), "held by a dispatcher's live lease"},
+		{"scheduled", fmt.Sprint(st.Scheduled), "due later (retry delay or available_at)"},
+		{"expired_pending", fmt.Sprint(st.ExpiredPending), "past expires_at, awaiting the expiry sweep"},
+		{"pending", fmt.Sprint(st.Pending), "the four above"},
+		{"dead", fmt.Sprint(st.Dead), "awaiting an operator (reliar dead list)"},
+	}
+	lines := Table(rows, 2)
+	lines = append(lines, fmt.Sprintf("oldest due row waiting %s, as of %s", FormatDuration(st.OldestDueAge), st.AsOf.UTC().Format(time.RFC3339)))
+	return lines
+}
+
+// StatsSummary is reliar stats' last line.
+func StatsSummary(st outbox.Stats) string {
+	return fmt.Sprintf("stats: pending=%d due=%d leased=%d scheduled=%d expired_pending=%d dead=%d oldest_due_age=%s",
+		st.Pending, st.Due, st.Leased, st.Scheduled, st.ExpiredPending, st.Dead, FormatDuration(st.OldestDueAge))
+}
