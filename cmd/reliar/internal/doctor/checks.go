@@ -324,7 +324,7 @@ func checkDeadLetters(f Facts) Check {
 	}
 	if c.Verdict != OK {
 		c.Why = "messages are failing for good (permanent errors, too many attempts or lapsed claims, expiry, undecodable rows); each is a message consumers never got"
-		c.Fix = "reliar dead list --before 1h shows them and their last_error; fix the cause, then reliar dead retry --all-matching (or dead purge)"
+		c.Fix = "reliar dead list shows them with their last_error (the newest last); fix the cause, then reliar dead retry --all-matching with filters (or dead purge)"
 	}
 	return c
 }
