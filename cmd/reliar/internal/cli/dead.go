@@ -27,6 +27,9 @@ dead-letter interface, on PostgreSQL, SQLite and MariaDB alike.`,
 		Example: `  reliar dead list --database-url postgres://app@db/orders --type orders.placed
   reliar dead retry --database-url postgres://app@db/orders 0190a4c2-7b1e-7cde-8f00-1234567890ab`,
 		Args: cobra.NoArgs,
+		// Runnable, so that an unknown subcommand is bad input rather than
+		// a help page.
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newDeadListCommand(app), newDeadActionCommand(app, ops.Retry), newDeadActionCommand(app, ops.Delete))
 	return cmd
@@ -169,18 +172,24 @@ func newDeadActionCommand(app *App, act ops.Action) *cobra.Command {
 		yes         bool
 		asJSON      bool
 	)
-	verb := map[ops.Action]string{ops.Retry: "Make dead rows due again", ops.Delete: "Delete dead rows"}[act]
+	short := map[ops.Action]string{
+		ops.Retry:  "Make dead rows due again, by id or every row matching filters",
+		ops.Delete: "Delete dead rows, by id or every row matching filters",
+	}[act]
 	effect := map[ops.Action]string{
-		ops.Retry:  "makes the dead rows due again: their attempts and lapsed claims start from zero, last_error is kept, and an expires_at already past is cleared",
-		ops.Delete: "deletes the dead rows for good",
+		ops.Retry: `retry makes dead rows due again: their attempts and lapsed claims start from
+zero, last_error is kept, and an expires_at already past is cleared.`,
+		ops.Delete: `purge deletes dead rows for good.`,
 	}[act]
 	cmd := &cobra.Command{
 		Use:   act.String() + " [ID...]",
-		Short: verb + ", by id or every row matching filters",
-		Long: act.String() + ` ` + effect + `. It names the rows by id, or with
---all-matching selects every dead row matching the filters of 'dead list' (none:
-every dead row), working through them a page (--limit) at a time. It touches
-only dead rows: a pending, leased or published row is left alone.
+		Short: short,
+		Long: effect + `
+
+It names the rows by id, or with --all-matching selects every dead row matching
+the filters of 'dead list' (no filter: every dead row), working through them a
+page (--limit) at a time. It touches only dead rows: a pending, leased or
+published row is left alone.
 
 On a terminal it asks for confirmation unless --yes is given; from a script
 (stdin not a terminal) --all-matching needs --yes, while ids proceed without it.
@@ -190,9 +199,9 @@ The last line on stdout is
 where M is the number of distinct ids named or of matching rows found.
 
 Exit status: 0 when every row was ` + act.Past() + `; 1 when some named ids were not
-dead rows (unknown, pending, leased or published: they are left alone, the others
-are ` + act.Past() + `, and stdout still says how many), when the confirmation was declined,
-or when the database failed; 2 on bad input.`,
+dead rows (unknown, pending, leased or published: they are left alone, the
+others are ` + act.Past() + `, and stdout still says how many), when the confirmation
+was declined, or when the database failed; 2 on bad input.`,
 		Example: fmt.Sprintf(`  reliar dead %[1]s --database-url postgres://app@db/orders 0190a4c2-7b1e-7cde-8f00-1234567890ab
   reliar dead %[1]s --database-url postgres://app@db/orders --all-matching --type orders.placed --before 2h --yes`, act),
 	}

@@ -54,8 +54,12 @@ func TestEvaluate(t *testing.T) {
 		{"hour-old transaction", func(f *Facts) { f.OldestXact = &Xact{PID: 7, Age: time.Hour} }, CheckOldestXact, Red, "open 1h"},
 		{"prepared transaction", func(f *Facts) { f.OldestXact = &Xact{Application: "tx-1", State: "prepared", Age: time.Hour} }, CheckOldestXact, Red, `prepared transaction "tx-1"`},
 		{"no slots", func(*Facts) {}, CheckSlots, OK, "no replication slot"},
-		{"active standby slot", func(f *Facts) { f.Slots = []Slot{{Name: "standby", Type: "physical", Active: true, XminAge: int64p(100)}} }, CheckSlots, OK, "standby (physical, active, xmin 100 xids old)"},
-		{"old active slot", func(f *Facts) { f.Slots = []Slot{{Name: "s", Type: "physical", Active: true, XminAge: int64p(20_000_000)}} }, CheckSlots, Warn, "xmin 20000000 xids old"},
+		{"active standby slot", func(f *Facts) {
+			f.Slots = []Slot{{Name: "standby", Type: "physical", Active: true, XminAge: int64p(100)}}
+		}, CheckSlots, OK, "standby (physical, active, xmin 100 xids old)"},
+		{"old active slot", func(f *Facts) {
+			f.Slots = []Slot{{Name: "s", Type: "physical", Active: true, XminAge: int64p(20_000_000)}}
+		}, CheckSlots, Warn, "xmin 20000000 xids old"},
 		{"inactive logical slot", func(f *Facts) { f.Slots = []Slot{{Name: "cdc", Type: "logical", CatalogXminAge: int64p(5)}} }, CheckSlots, Warn, "cdc (logical, inactive, catalog_xmin 5 xids old)"},
 		{"inactive standby slot", func(f *Facts) {
 			f.Slots = []Slot{{Name: "cdc", Type: "logical", CatalogXminAge: int64p(5)}, {Name: "old", Type: "physical", XminAge: int64p(5)}}
