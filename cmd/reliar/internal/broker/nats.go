@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -40,31 +41,44 @@ func parseNATS(raw string, o Options) (func(ctx context.Context) (*Broker, error
 // openNATS connects to NATS, retrying in the background while no server
 // answers, and returns a JetStream publisher over the connection.
 func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker, error) {
+	// The handlers run on the connection's goroutine, possibly after Close:
+	// they stay quiet then, so that nothing is logged after the relay's
+	// last line.
+	var closed atomic.Bool
+	logIfOpen := func(level slog.Level, msg string, args ...any) {
+		if !closed.Load() {
+			log.Log(context.Background(), level, msg, args...)
+		}
+	}
+	shut := func(nc *nats.Conn) {
+		closed.Store(true)
+		nc.Close()
+	}
 	nc, err := nats.Connect(raw,
 		nats.Name("reliar relay"),
 		nats.Timeout(natsDialTimeout),
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(natsReconnectWait),
-		nats.ConnectHandler(func(*nats.Conn) { log.Info("nats connected") }),
+		nats.ConnectHandler(func(*nats.Conn) { logIfOpen(slog.LevelInfo, "nats connected") }),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
-				log.Warn("nats disconnected; reconnecting", "error", err)
+				logIfOpen(slog.LevelWarn, "nats disconnected; reconnecting", "error", err)
 			}
 		}),
-		nats.ReconnectHandler(func(*nats.Conn) { log.Info("nats reconnected") }),
+		nats.ReconnectHandler(func(*nats.Conn) { logIfOpen(slog.LevelInfo, "nats reconnected") }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("nats: connect: %w", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
-		nc.Close()
+		shut(nc)
 		return nil, fmt.Errorf("nats: jetstream: %w", err)
 	}
 	pub, err := natspub.New(js, natspub.WithSubjectPrefix(prefix))
 	if err != nil {
-		nc.Close()
+		shut(nc)
 		return nil, badOption(err)
 	}
 	return &Broker{
@@ -77,7 +91,7 @@ func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker,
 		},
 		close: func() error {
 			_ = pub.Close()
-			nc.Close()
+			shut(nc)
 			return nil
 		},
 	}, nil

@@ -69,11 +69,20 @@ func connect(ctx context.Context, cfg Config, ready *readiness, log *slog.Logger
 	}
 }
 
-// step takes start-up as far as it goes; what succeeded is kept for the
-// next attempt.
+// step takes start-up as far as it goes: broker, database, migrations,
+// store. What succeeded is kept for the next attempt.
 func (d *deps) step(ctx context.Context, cfg Config) error {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
+	// The broker first: its options are checked as it opens, and bad ones
+	// must stop the relay before it touches the database.
+	if d.broker == nil {
+		b, err := cfg.Broker.Open(ctx)
+		if err != nil {
+			return fmt.Errorf("broker: %w", err)
+		}
+		d.broker = b
+	}
 	if d.backend == nil {
 		b, err := cfg.Store.Open(ctx, cfg.StoreOptions)
 		if err != nil {
@@ -95,13 +104,6 @@ func (d *deps) step(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("store: %w", err)
 		}
 		d.store = s
-	}
-	if d.broker == nil {
-		b, err := cfg.Broker.Open(ctx)
-		if err != nil {
-			return fmt.Errorf("broker: %w", err)
-		}
-		d.broker = b
 	}
 	return nil
 }
