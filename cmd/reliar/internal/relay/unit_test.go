@@ -135,7 +135,9 @@ func TestClassification(t *testing.T) {
 func TestBreakersFold(t *testing.T) {
 	var got []bool
 	b := newBreakers(3, func(open bool) { got = append(got, open) })
-	m := func(i int) dispatcherMetrics { return dispatcherMetrics{Metrics: outbox.NoopMetrics{}, breakers: b, i: i} }
+	m := func(i int) dispatcherMetrics {
+		return dispatcherMetrics{Metrics: outbox.NoopMetrics{}, breakers: b, i: i}
+	}
 	m(0).BreakerOpen(true)
 	m(1).BreakerOpen(true)
 	m(0).BreakerOpen(false)
