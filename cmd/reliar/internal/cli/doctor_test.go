@@ -83,7 +83,7 @@ func TestDoctorHealthy(t *testing.T) {
 			t.Errorf("%s: %+v, want ok", name, c)
 		}
 	}
-	if c := verdict(t, rep, doctor.CheckClaimPlan); !strings.Contains(c.Found, "claim reads outbox_pending_idx") {
+	if c := verdict(t, rep, doctor.CheckClaimPlan); !strings.Contains(c.Found, "claim uses outbox_pending_idx") {
 		t.Errorf("claim plan found %q", c.Found)
 	}
 

@@ -122,8 +122,8 @@ func checkIndexes(f Facts) Check {
 		c.Verdict = Red
 	}
 	c.Why = "the claim walks outbox_pending_idx; per-key ordering, dead-letter listing, retention and expiry each read one of the others; without them every claim or sweep scans the table"
-	c.Fix = fmt.Sprintf("recreate them as migration 0001_outbox.up.sql does (reliar migrate --print-sql shows it), e.g. CREATE INDEX CONCURRENTLY %s ON %q.outbox (available_at, sequence) WHERE published_at IS NULL AND dead_at IS NULL; DROP an invalid index before recreating it",
-		PendingIndex, f.Schema)
+	c.Fix = fmt.Sprintf("recreate %s as migration 0001_outbox.up.sql defines them (reliar migrate --print-sql --schema %s shows the statements), with CREATE INDEX CONCURRENTLY so that writes go on; DROP INDEX CONCURRENTLY an invalid index first",
+		strings.Join(append(missing, invalid...), ", "), f.Schema)
 	return c
 }
 
@@ -131,7 +131,7 @@ func checkClaimPlan(f Facts) Check {
 	c := Check{Name: CheckClaimPlan}
 	claimOK := f.ClaimPlan.uses(PendingIndex) && !f.ClaimPlan.SeqScan
 	keyOK := f.KeyPlan.uses(PendingKeyIdx) && !f.KeyPlan.SeqScan
-	c.Found = fmt.Sprintf("claim reads %s; per-key head lookup reads %s", planSummary(f.ClaimPlan), planSummary(f.KeyPlan))
+	c.Found = fmt.Sprintf("claim uses %s; per-key head lookup uses %s", planSummary(f.ClaimPlan), planSummary(f.KeyPlan))
 	switch {
 	case !claimOK:
 		c.Verdict = Red
