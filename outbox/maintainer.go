@@ -136,7 +136,11 @@ func (m *Maintainer) Run(ctx context.Context) error {
 			if isPermanent(err) {
 				return err
 			}
-			m.log.Warn("maintenance pass failed; retrying at the next interval", "error", err)
+			if errors.Is(err, ErrMaintenanceLocked) {
+				m.log.Debug("another maintainer holds the lock; trying at the next interval")
+			} else {
+				m.log.Warn("maintenance pass failed; retrying at the next interval", "error", err)
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -1,5 +1,6 @@
 // Command reliar runs and operates Reliar transactional outboxes: demo,
-// migrate, version, and (to come) relay and the operator commands.
+// migrate, relay, the operator commands (stats, dead, purge, doctor) and
+// version. Run "reliar help" for the list.
 package main
 
 import (

@@ -144,7 +144,9 @@ func (a *App) prepare(cmd *cobra.Command, _ []string) error {
 		return exitcode.UsageError(err)
 	}
 	section := strings.Fields(cmd.CommandPath())[1:]
-	sources, err := config.Apply(cmd.Flags(), section, a.env.Getenv, file, "config", "help")
+	// --yes confirms a destructive command; it counts only when typed on
+	// the command line, never from RELIAR_YES or a config file.
+	sources, err := config.Apply(cmd.Flags(), section, a.env.Getenv, file, "config", "help", "yes")
 	if err != nil {
 		return exitcode.UsageError(err)
 	}

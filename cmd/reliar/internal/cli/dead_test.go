@@ -258,7 +258,8 @@ func TestDeadAllMatchingNeedsYes(t *testing.T) {
 	tg := newPostgresTarget(t, true)
 	ids := seedDead(t, tg)
 	for _, act := range []string{"retry", "purge"} {
-		r := run(t, nil, tg.cmd("dead", act, "--all-matching")...)
+		// RELIAR_YES does not confirm: only --yes typed on the command line does.
+		r := run(t, map[string]string{"RELIAR_YES": "true"}, tg.cmd("dead", act, "--all-matching")...)
 		if r.code != exitcode.Usage || r.stdout != "" || !strings.Contains(r.stderr, "stdin is not a terminal to confirm on: add --yes") {
 			t.Fatalf("%s: code %d, stdout %q, stderr %q", act, r.code, r.stdout, r.stderr)
 		}
