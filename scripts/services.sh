@@ -95,9 +95,17 @@ nats() {
   wait_port NATS 4222 30
 }
 
+# The admin page's test drives a real headless browser.
+chromium_browser() {
+  command -v chromium >/dev/null && return 0
+  install chromium
+  command -v chromium >/dev/null || { log "FATAL: chromium is not installed"; return 1; }
+}
+
 postgres
 mariadb
 redis
 rabbitmq
 nats
-log "all services up: PostgreSQL :5432, MariaDB :3306, Redis :6379, RabbitMQ :5672, NATS :4222"
+chromium_browser
+log "all services up: PostgreSQL :5432, MariaDB :3306, Redis :6379, RabbitMQ :5672, NATS :4222; chromium at $(command -v chromium)"
