@@ -24,7 +24,7 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 		scanned int
 		last    int64
 	)
-	b := s.newBatch()
+	b := s.newBatch(adminTx)
 	b.Queue(s.sql.listDead, q.MessageType, q.TenantID, deadBefore, q.AfterSequence, limit)
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
@@ -75,7 +75,7 @@ func (s *Store) RetryDead(ctx context.Context, ids []reliar.MessageID) (int64, e
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	return s.exec(ctx, "retry dead", s.sql.retryDead, uuidArray(ids))
+	return s.exec(ctx, adminTx, "retry dead", s.sql.retryDead, uuidArray(ids))
 }
 
 // PurgeDead deletes dead rows. Rows that are not dead are left alone and not
@@ -84,7 +84,7 @@ func (s *Store) PurgeDead(ctx context.Context, ids []reliar.MessageID) (int64, e
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	return s.exec(ctx, "purge dead", s.sql.deleteDead, uuidArray(ids))
+	return s.exec(ctx, adminTx, "purge dead", s.sql.deleteDead, uuidArray(ids))
 }
 
 func uuidArray(ids []reliar.MessageID) []pgtype.UUID {

@@ -17,8 +17,14 @@ import (
 
 // newHarness is the storetest factory: a store on a fresh schema, with test
 // hooks that reach into its table.
-func newHarness(t *testing.T) storetest.Harness {
-	s := newStore(t)
+func newHarness(t *testing.T) storetest.Harness { return harnessWith()(t) }
+
+// harnessWith is newHarness for stores built with opts.
+func harnessWith(opts ...Option) func(t *testing.T) storetest.Harness {
+	return func(t *testing.T) storetest.Harness { return harnessOf(newStore(t, opts...)) }
+}
+
+func harnessOf(s *Store) storetest.Harness {
 	return storetest.Harness{
 		Store: s,
 		Enqueue: func(ctx context.Context, msgs ...reliar.Outgoing) error {

@@ -95,7 +95,7 @@ func (s *Store) purgeProcessed(ctx context.Context, retention time.Duration, lim
 	if limit <= 0 {
 		limit = defaultPurgeBatch
 	}
-	return s.exec(ctx, "purge processed", s.sql.purgeProcessed, micros(retention), limit)
+	return s.exec(ctx, adminTx, "purge processed", s.sql.purgeProcessed, micros(retention), limit)
 }
 
 // checkMark refuses what package inbox's Process refuses, for callers that

@@ -23,7 +23,7 @@ func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.Purg
 	if limit <= 0 {
 		limit = defaultPurgeBatch
 	}
-	b := s.newBatch()
+	b := s.newBatch(adminTx)
 	if req.PublishedRetention != nil {
 		b.Queue(s.sql.purgePublished, micros(max(*req.PublishedRetention, 0)), limit)
 	}
@@ -65,7 +65,7 @@ func (s *Store) Stats(ctx context.Context) (outbox.Stats, error) {
 		st        outbox.Stats
 		oldestDue *time.Time
 	)
-	b := s.newBatch()
+	b := s.newBatch(adminTx)
 	b.Queue(s.sql.stats)
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
 		return br.QueryRow().Scan(&st.Leased, &st.ExpiredPending, &st.Scheduled, &st.Due, &oldestDue, &st.Dead, &st.AsOf)

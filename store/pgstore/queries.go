@@ -171,6 +171,12 @@ FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int8[], $5::text[])
     AS u(id, token, err, delay_us, reason)
 WHERE o.id = u.id AND o.lease_token = u.token`
 
+// completeDeleteSQL is completeSQL for WithDeleteOnComplete: the published
+// row is deleted, fenced the same way.
+const completeDeleteSQL = `DELETE FROM {{table}} o
+USING unnest($1::uuid[], $2::uuid[]) AS u(id, token)
+WHERE o.id = u.id AND o.lease_token = u.token`
+
 const releaseSQL = `UPDATE {{table}} o SET ` + leaseCleared + `, updated_at = now()
 FROM unnest($1::uuid[], $2::uuid[]) AS u(id, token)
 WHERE o.id = u.id AND o.lease_token = u.token`
@@ -250,15 +256,19 @@ WHERE id = ANY($1::uuid[]) AND dead_at IS NOT NULL`
 
 const deleteDeadSQL = `DELETE FROM {{table}} WHERE id = ANY($1::uuid[]) AND dead_at IS NOT NULL`
 
-func newStatements(n names) statements {
+func newStatements(n names, cfg config) statements {
 	cols := strings.NewReplacer("%COLUMNS%", columnList("o."))
 	claim := cols.Replace(claimSQL)
+	complete := completeSQL
+	if cfg.deleteOnComplete {
+		complete = completeDeleteSQL
+	}
 	return statements{
 		enqueue:        n.render(enqueueSQL),
 		claimUnordered: n.render(strings.Replace(claim, "%PERKEY%", "", 1)),
 		claimPerKey:    n.render(strings.Replace(claim, "%PERKEY%", perKeySQL, 1)),
 		poison:         n.render(poisonSQL),
-		complete:       n.render(completeSQL),
+		complete:       n.render(complete),
 		fail:           n.render(failSQL),
 		release:        n.render(releaseSQL),
 		extend:         n.render(extendSQL),

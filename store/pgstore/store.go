@@ -58,7 +58,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 	if have < SchemaVersion {
 		return nil, &ErrNotMigrated{Schema: cfg.schema, Have: have, Want: SchemaVersion}
 	}
-	s := &Store{pool: pool, cfg: cfg, n: n, sql: newStatements(n), log: cfg.logger}
+	s := &Store{pool: pool, cfg: cfg, n: n, sql: newStatements(n, cfg), log: cfg.logger}
 	if err := s.warnSameNamedTables(ctx); err != nil {
 		return nil, err
 	}
@@ -97,23 +97,60 @@ func (s *Store) Capabilities() outbox.Capabilities {
 	return outbox.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true}
 }
 
-// newBatch starts a pipelined batch on the store's pool; with a statement
-// timeout configured, its first statement sets it for the batch's implicit
-// transaction.
-func (s *Store) newBatch() *pgx.Batch {
-	b := &pgx.Batch{}
-	if s.cfg.statementTimeout > 0 {
-		b.Queue("SELECT pg_catalog.set_config('statement_timeout', $1, true)",
-			strconv.FormatInt(s.cfg.statementTimeout.Milliseconds(), 10))
+// txKind tells the store's own transactions apart: only claims and outcome
+// writes may commit asynchronously.
+type txKind int
+
+const (
+	// adminTx is every other statement on the store's pool: reads, purges,
+	// dead-letter operations, the inbox's purge.
+	adminTx txKind = iota
+	// dispatchTx is a claim, an outcome write or a lease renewal.
+	dispatchTx
+)
+
+// batch is a pipelined batch whose first statement, the prelude, may set
+// the transaction's statement timeout and commit mode.
+type batch struct {
+	pgx.Batch
+	prelude bool
+}
+
+// Preludes: set_config(..., true) is SET LOCAL, so it lasts only for the
+// batch's implicit transaction.
+const (
+	setTimeout      = "SELECT pg_catalog.set_config('statement_timeout', $1, true)"
+	setAsync        = "SELECT pg_catalog.set_config('synchronous_commit', 'off', true)"
+	setTimeoutAsync = "SELECT pg_catalog.set_config('statement_timeout', $1, true), pg_catalog.set_config('synchronous_commit', 'off', true)"
+)
+
+// newBatch starts a pipelined batch on the store's pool. With a statement
+// timeout configured, or with asynchronous commit for a dispatch
+// transaction, its first statement sets them for the batch's implicit
+// transaction, in the same round trip.
+func (s *Store) newBatch(kind txKind) *batch {
+	b := &batch{}
+	async := kind == dispatchTx && s.cfg.asyncCommit
+	timeout := strconv.FormatInt(s.cfg.statementTimeout.Milliseconds(), 10)
+	switch {
+	case s.cfg.statementTimeout > 0 && async:
+		b.Queue(setTimeoutAsync, timeout)
+	case s.cfg.statementTimeout > 0:
+		b.Queue(setTimeout, timeout)
+	case async:
+		b.Queue(setAsync)
+	default:
+		return b
 	}
+	b.prelude = true
 	return b
 }
 
-// send runs b in one round trip and hands its results, past the timeout
-// statement, to read.
-func (s *Store) send(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error) error {
-	br := s.pool.SendBatch(ctx, b)
-	if s.cfg.statementTimeout > 0 {
+// send runs b in one round trip and hands its results, past the prelude,
+// to read.
+func (s *Store) send(ctx context.Context, b *batch, read func(pgx.BatchResults) error) error {
+	br := s.pool.SendBatch(ctx, &b.Batch)
+	if b.prelude {
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
 			return err
@@ -126,9 +163,10 @@ func (s *Store) send(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResul
 	return err
 }
 
-// exec runs one statement and returns the rows it affected.
-func (s *Store) exec(ctx context.Context, op, sql string, args ...any) (int64, error) {
-	b := s.newBatch()
+// exec runs one statement in a transaction of the given kind and returns
+// the rows it affected.
+func (s *Store) exec(ctx context.Context, kind txKind, op, sql string, args ...any) (int64, error) {
+	b := s.newBatch(kind)
 	b.Queue(sql, args...)
 	var affected int64
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
