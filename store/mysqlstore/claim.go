@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -71,20 +72,20 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 		var records []outbox.Record
 		for _, c := range cands {
 			if c.lapsed && req.MaxClaims > 0 && c.lapsedClaims >= req.MaxClaims {
-				if err := kill(ctx, tx, c.raw.sequence, outbox.DeadMaxClaims, nil, now); err != nil {
+				if err := kill(ctx, tx, c.raw.Sequence, outbox.DeadMaxClaims, nil, now); err != nil {
 					return err
 				}
-				batch.DeadMaxClaims = append(batch.DeadMaxClaims, c.raw.messageID())
+				batch.DeadMaxClaims = append(batch.DeadMaxClaims, c.raw.MessageID())
 				continue
 			}
-			env, err := c.raw.decode()
+			env, err := c.raw.Decode(datetime)
 			if err != nil {
 				msg := outbox.SanitizeError(err.Error())
-				if err := kill(ctx, tx, c.raw.sequence, outbox.DeadUndecodable, &msg, now); err != nil {
+				if err := kill(ctx, tx, c.raw.Sequence, outbox.DeadUndecodable, &msg, now); err != nil {
 					return err
 				}
 				batch.Poisoned = append(batch.Poisoned, outbox.PoisonedRecord{
-					ID: c.raw.messageID(), Sequence: c.raw.sequence, Error: err.Error(),
+					ID: c.raw.MessageID(), Sequence: c.raw.Sequence, Error: err.Error(),
 				})
 				continue
 			}
@@ -96,12 +97,12 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 			records = append(records, outbox.Record{
 				Envelope:      env,
 				Token:         uuid.New(),
-				Attempts:      int(c.raw.attempts),
+				Attempts:      int(c.raw.Attempts),
 				ClaimCount:    c.claimCount + 1,
 				LapsedClaims:  c.lapsedClaims + lapsed,
 				Reclaimed:     c.lapsed,
 				PrevClaimedAt: c.prevClaimedAt,
-				AvailableAt:   c.raw.availableAt.UTC(),
+				AvailableAt:   c.raw.AvailableAt.UTC(),
 			})
 		}
 		for start := 0; start < len(claimed); start += leaseChunk {
@@ -144,13 +145,12 @@ func selectCandidates(ctx context.Context, tx *sql.Tx, limit int) ([]candidate, 
 	for rows.Next() {
 		var c candidate
 		var lapsedClaims, claimCount int64
-		var prev sql.NullTime
-		c.raw, err = scanRaw(rows, &c.lapsed, &lapsedClaims, &prev, &claimCount, &c.now)
-		if err != nil {
+		var prev sql.Null[time.Time]
+		if err := c.raw.Scan(rows, &c.lapsed, &lapsedClaims, &prev, &claimCount, &c.now); err != nil {
 			return nil, err
 		}
 		c.lapsedClaims, c.claimCount = int(lapsedClaims), int(claimCount)
-		c.prevClaimedAt = nullTime(prev)
+		c.prevClaimedAt = datetime.Null(prev)
 		out = append(out, c)
 	}
 	return out, rows.Err()
@@ -158,7 +158,7 @@ func selectCandidates(ctx context.Context, tx *sql.Tx, limit int) ([]candidate, 
 
 // kill moves one locked row to dead.
 func kill(ctx context.Context, tx *sql.Tx, seq int64, reason outbox.DeadReason, lastError *string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, killRow, now, string(reason), nullText(lastError), now, seq)
+	_, err := tx.ExecContext(ctx, killRow, now, string(reason), sqlstore.NullText(lastError), now, seq)
 	return err
 }
 
@@ -180,7 +180,7 @@ func lease(ctx context.Context, tx *sql.Tx, req outbox.AcquireRequest, now time.
 	args = append(args, req.Worker, now, micros(req.Lease), now, now)
 	for i, c := range cands {
 		b.WriteString(" WHEN ? THEN ?")
-		args = append(args, c.raw.sequence, records[i].Token.String())
+		args = append(args, c.raw.Sequence, records[i].Token.String())
 	}
 	b.WriteString(" END WHERE sequence IN (")
 	for i, c := range cands {
@@ -188,7 +188,7 @@ func lease(ctx context.Context, tx *sql.Tx, req outbox.AcquireRequest, now time.
 			b.WriteByte(',')
 		}
 		b.WriteByte('?')
-		args = append(args, c.raw.sequence)
+		args = append(args, c.raw.Sequence)
 	}
 	b.WriteByte(')')
 	_, err := tx.ExecContext(ctx, b.String(), args...)

@@ -2,11 +2,10 @@ package mysqlstore
 
 import (
 	"context"
-	"database/sql"
 	"strings"
-	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -32,49 +31,15 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 	limit := q.EffectiveLimit()
 	var before any
 	if !q.DeadBefore.IsZero() {
-		before = q.DeadBefore.UTC().Truncate(time.Microsecond)
+		before = datetime.Encode(q.DeadBefore)
 	}
 	rows, err := s.db.QueryContext(ctx, listDead, q.AfterSequence,
 		q.MessageType, q.MessageType, q.TenantID, q.TenantID, before, before, limit)
 	if err != nil {
 		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
 	}
-	defer rows.Close()
-	var page outbox.DeadLetterPage
-	scanned := 0
-	var last int64
-	for rows.Next() {
-		var reason string
-		var deadAt time.Time
-		var lastError sql.NullString
-		raw, err := scanRaw(rows, &reason, &deadAt, &lastError)
-		if err != nil {
-			return outbox.DeadLetterPage{}, wrapErr("list dead", err)
-		}
-		scanned++
-		last = raw.sequence
-		env, err := raw.decode()
-		if err != nil {
-			page.Poisoned = append(page.Poisoned, outbox.PoisonedRecord{
-				ID: raw.messageID(), Sequence: raw.sequence, Error: err.Error(),
-			})
-			continue
-		}
-		page.Records = append(page.Records, outbox.DeadRecord{
-			Envelope:   env,
-			DeadReason: outbox.DeadReason(reason),
-			DeadAt:     deadAt.UTC(),
-			Attempts:   int(raw.attempts),
-			LastError:  lastError.String,
-		})
-	}
-	if err := rows.Err(); err != nil {
-		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
-	}
-	if scanned == limit {
-		page.NextAfterSequence = &last
-	}
-	return page, nil
+	page, err := sqlstore.DeadPage(rows, limit, datetime)
+	return page, wrapErr("list dead", err)
 }
 
 // RetryDead makes dead rows due now: dead_at, dead_reason and the lease

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
+	"github.com/reliar/reliar/internal/sqlstore"
 )
 
 // markProcessed records (consumer, message id). A plain INSERT, so that a
@@ -88,7 +89,7 @@ func (i *Inbox) PurgeProcessed(ctx context.Context, retention time.Duration, lim
 	var n int64
 	err := i.s.inTx(ctx, "purge processed", func(tx *sql.Tx) error {
 		var err error
-		n, err = affected(tx.ExecContext(ctx, purgeProcessed, micros(retention), limit))
+		n, err = sqlstore.Affected(tx.ExecContext(ctx, purgeProcessed, micros(retention), limit))
 		return err
 	})
 	if err != nil {
@@ -100,11 +101,8 @@ func (i *Inbox) PurgeProcessed(ctx context.Context, retention time.Duration, lim
 // checkMark refuses what package inbox's Process refuses, for callers that
 // use the Marker directly.
 func checkMark(consumer string, id reliar.MessageID) error {
-	if err := inbox.ValidateConsumer(consumer); err != nil {
+	if err := sqlstore.CheckMark(consumer, id); err != nil {
 		return invalidRequest("mark processed", "%v", err)
-	}
-	if id == (reliar.MessageID{}) {
-		return invalidRequest("mark processed", "%s", "message id is the nil UUID")
 	}
 	return nil
 }

@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -24,7 +23,7 @@ var migrationFiles embed.FS
 const SchemaVersion = 2
 
 // versionTable records the applied migrations, one row per version.
-const versionTable = "reliar_migrations"
+const versionTable = sqlstore.VersionTable
 
 // migrateLock is the GET_LOCK name that serialises Migrate, per database.
 const migrateLock = "reliar.migrate."
@@ -38,46 +37,16 @@ const migrateLockWait = 60 * time.Second
 // the version in the reliar_migrations table, or [New] reports the schema as
 // not migrated; [Migrate] does both.
 func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		// The directory is embedded at build time; fs.Sub fails only on
-		// an invalid name.
-		panic(err)
-	}
-	return sub
-}
-
-// migration is one versioned SQL file, split into statements.
-type migration struct {
-	version    int
-	name       string
-	statements []string
+	return sqlstore.MustSub(migrationFiles, "migrations")
 }
 
 // loadMigrations reads the embedded up migrations in version order.
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
+func loadMigrations() ([]sqlstore.Migration, error) {
+	ms, err := sqlstore.LoadMigrations(Migrations())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mysqlstore: %w", err)
 	}
-	var out []migration
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".down.sql") {
-			continue
-		}
-		prefix, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(prefix)
-		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".up.sql") {
-			return nil, fmt.Errorf("mysqlstore: migration %q is not named NNNN_name.up.sql", e.Name())
-		}
-		body, err := fs.ReadFile(migrationFiles, "migrations/"+e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: e.Name(), statements: splitStatements(string(body))})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	return out, nil
+	return ms, nil
 }
 
 // splitStatements splits a migration at the semicolons that end its lines,
@@ -162,17 +131,17 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	for _, m := range ms {
-		if m.version <= have {
+		if m.Version <= have {
 			continue
 		}
-		for _, stmt := range m.statements {
+		for _, stmt := range splitStatements(m.SQL) {
 			if _, err := conn.ExecContext(ctx, stmt); err != nil {
-				return wrapErr("migrate", fmt.Errorf("apply %s: %w", m.name, err))
+				return wrapErr("migrate", fmt.Errorf("apply %s: %w", m.Name, err))
 			}
 		}
 		if _, err := conn.ExecContext(ctx,
 			`INSERT INTO `+versionTable+` (version, name, applied_at) VALUES (?, ?, UTC_TIMESTAMP(6))`,
-			m.version, m.name); err != nil {
+			m.Version, m.Name); err != nil {
 			return wrapErr("migrate", err)
 		}
 	}
@@ -182,20 +151,9 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 // appliedVersion returns the latest applied migration, 0 when the version
 // table is missing or empty.
 func appliedVersion(ctx context.Context, q querier) (int, error) {
-	var exists int
-	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.tables
-		WHERE table_schema = DATABASE() AND table_name = ?`, versionTable).Scan(&exists)
-	if err != nil {
-		return 0, wrapErr("schema version", err)
-	}
-	if exists == 0 {
-		return 0, nil
-	}
-	var v int
-	if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM `+versionTable).Scan(&v); err != nil {
-		return 0, wrapErr("schema version", err)
-	}
-	return v, nil
+	v, err := sqlstore.AppliedVersion(ctx, q, `SELECT COUNT(*) FROM information_schema.tables
+		WHERE table_schema = DATABASE() AND table_name = ?`)
+	return v, wrapErr("schema version", err)
 }
 
 // checkSchema returns a *NotMigratedError when the database is behind.

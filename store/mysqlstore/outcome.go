@@ -2,9 +2,9 @@ package mysqlstore
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -87,8 +87,8 @@ func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int6
 		}
 		elems[i] = e
 	}
-	n, err := s.exec(ctx, "fail", failRows, jsonArg(elems))
-	s.logShortfall(ctx, "fail", len(failures), n)
+	n, err := s.exec(ctx, "fail", failRows, sqlstore.JSONArg(elems))
+	s.cfg.LogShortfall(ctx, "fail", len(failures), n)
 	return n, err
 }
 
@@ -97,36 +97,13 @@ func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outb
 	if len(leases) == 0 {
 		return 0, nil
 	}
-	n, err := s.exec(ctx, op, query, append([]any{leaseArg(leases)}, args...)...)
-	s.logShortfall(ctx, op, len(leases), n)
+	n, err := s.exec(ctx, op, query, append([]any{sqlstore.LeaseArg(leases)}, args...)...)
+	s.cfg.LogShortfall(ctx, op, len(leases), n)
 	return n, err
 }
 
 // exec runs one statement and returns the rows it affected.
 func (s *Store) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
-	res, err := s.db.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, wrapErr(op, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, wrapErr(op, err)
-	}
-	return n, nil
-}
-
-// leaseArg encodes leases as a JSON array of [id, token] pairs.
-func leaseArg(leases []outbox.Lease) string {
-	elems := make([][2]string, len(leases))
-	for i, l := range leases {
-		elems[i] = [2]string{l.ID.String(), l.Token.String()}
-	}
-	return jsonArg(elems)
-}
-
-// jsonArg encodes v, a slice of tuples of strings, numbers and nils, as the
-// JSON text of a JSON_TABLE argument. Such values always encode.
-func jsonArg(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+	n, err := sqlstore.Affected(s.db.ExecContext(ctx, query, args...))
+	return n, wrapErr(op, err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -51,28 +52,20 @@ func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.Purg
 		rep = outbox.PurgeReport{}
 		var err error
 		if req.PublishedRetention != nil {
-			if rep.PublishedDeleted, err = affected(tx.ExecContext(ctx, purgePublished, micros(*req.PublishedRetention), limit)); err != nil {
+			if rep.PublishedDeleted, err = sqlstore.Affected(tx.ExecContext(ctx, purgePublished, micros(*req.PublishedRetention), limit)); err != nil {
 				return err
 			}
 		}
 		if req.DeadRetention != nil {
-			if rep.DeadDeleted, err = affected(tx.ExecContext(ctx, purgeDead, micros(*req.DeadRetention), limit)); err != nil {
+			if rep.DeadDeleted, err = sqlstore.Affected(tx.ExecContext(ctx, purgeDead, micros(*req.DeadRetention), limit)); err != nil {
 				return err
 			}
 		}
-		rep.Expired, err = affected(tx.ExecContext(ctx, expireRows, expiredError, limit))
+		rep.Expired, err = sqlstore.Affected(tx.ExecContext(ctx, expireRows, expiredError, limit))
 		return err
 	})
 	if err != nil {
 		return outbox.PurgeReport{}, err
 	}
 	return rep, nil
-}
-
-// affected returns the rows a statement affected.
-func affected(res sql.Result, err error) (int64, error) {
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
 }

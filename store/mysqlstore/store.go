@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -16,10 +17,8 @@ import (
 // outbox.DeadLetters) and outbox.MaintenanceLocker over a *sql.DB the caller
 // owns. It is safe for concurrent use.
 type Store struct {
-	db         *sql.DB
-	serializer reliar.Serializer
-	maxPayload int
-	log        *slog.Logger
+	db  *sql.DB
+	cfg sqlstore.Settings
 }
 
 var (
@@ -33,38 +32,20 @@ type Option func(*Store) error
 // WithSerializer sets the serializer Enqueue encodes bodies with. Defaults
 // to reliar.JSON.
 func WithSerializer(ser reliar.Serializer) Option {
-	return func(s *Store) error {
-		if ser == nil {
-			return fmt.Errorf("%w: nil serializer", ErrInvalidOption)
-		}
-		s.serializer = ser
-		return nil
-	}
+	return func(s *Store) error { return s.cfg.SetSerializer(ser) }
 }
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
 // outbox.DefaultMaxPayloadBytes (1 MiB).
 func WithMaxPayloadBytes(n int) Option {
-	return func(s *Store) error {
-		if n <= 0 {
-			return fmt.Errorf("%w: max payload bytes %d is not positive", ErrInvalidOption, n)
-		}
-		s.maxPayload = n
-		return nil
-	}
+	return func(s *Store) error { return s.cfg.SetMaxPayload(n) }
 }
 
 // WithLogger sets the logger for debug messages, such as outcome writes that
 // matched fewer rows than asked (their leases were lost). Defaults to
 // slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(s *Store) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidOption)
-		}
-		s.log = l
-		return nil
-	}
+	return func(s *Store) error { return s.cfg.SetLogger(l) }
 }
 
 // New returns a store over db after checking the handle and the schema: the
@@ -76,10 +57,8 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
 	}
 	s := &Store{
-		db:         db,
-		serializer: reliar.JSON,
-		maxPayload: outbox.DefaultMaxPayloadBytes,
-		log:        slog.Default(),
+		db:  db,
+		cfg: sqlstore.NewSettings("mysqlstore", ErrInvalidOption),
 	}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
@@ -124,12 +103,3 @@ func (s *Store) Capabilities() outbox.Capabilities {
 
 // DB returns the handle the store works on.
 func (s *Store) DB() *sql.DB { return s.db }
-
-// logShortfall notes, at debug, an outcome write that matched fewer rows
-// than asked: their leases were lost to a reclaim. It is never an error.
-func (s *Store) logShortfall(ctx context.Context, op string, asked int, affected int64) {
-	if affected < int64(asked) {
-		s.log.DebugContext(ctx, "mysqlstore: fewer rows affected than asked; their leases were lost",
-			slog.String("op", op), slog.Int("asked", asked), slog.Int64("affected", affected))
-	}
-}

@@ -3,11 +3,11 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -103,32 +103,32 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 		order := make([]int64, 0, len(cands))
 		for _, c := range cands {
 			if c.lapsed && req.MaxClaims > 0 && c.lapsedClaims >= req.MaxClaims {
-				kills = append(kills, [3]any{c.raw.sequence, outbox.DeadMaxClaims, nil})
-				batch.DeadMaxClaims = append(batch.DeadMaxClaims, c.raw.messageID())
+				kills = append(kills, [3]any{c.raw.Sequence, outbox.DeadMaxClaims, nil})
+				batch.DeadMaxClaims = append(batch.DeadMaxClaims, c.raw.MessageID())
 				continue
 			}
-			env, err := c.raw.decode()
+			env, err := c.raw.Decode(micros)
 			if err != nil {
-				kills = append(kills, [3]any{c.raw.sequence, outbox.DeadUndecodable, outbox.SanitizeError(err.Error())})
+				kills = append(kills, [3]any{c.raw.Sequence, outbox.DeadUndecodable, outbox.SanitizeError(err.Error())})
 				batch.Poisoned = append(batch.Poisoned, outbox.PoisonedRecord{
-					ID: c.raw.messageID(), Sequence: c.raw.sequence, Error: err.Error(),
+					ID: c.raw.MessageID(), Sequence: c.raw.Sequence, Error: err.Error(),
 				})
 				continue
 			}
 			token := uuid.New()
-			claims = append(claims, [2]any{c.raw.sequence, token.String()})
-			records[c.raw.sequence] = &outbox.Record{
+			claims = append(claims, [2]any{c.raw.Sequence, token.String()})
+			records[c.raw.Sequence] = &outbox.Record{
 				Envelope:      env,
 				Token:         token,
-				Attempts:      int(c.raw.attempts),
+				Attempts:      int(c.raw.Attempts),
 				Reclaimed:     c.lapsed,
 				PrevClaimedAt: c.prevClaimedAt,
-				AvailableAt:   fromMicros(c.raw.availableAt),
+				AvailableAt:   fromMicros(c.raw.AvailableAt),
 			}
-			order = append(order, c.raw.sequence)
+			order = append(order, c.raw.Sequence)
 		}
 		if len(kills) > 0 {
-			if _, err := q.ExecContext(ctx, killRows, toMicros(now), jsonArg(kills)); err != nil {
+			if _, err := q.ExecContext(ctx, killRows, toMicros(now), sqlstore.JSONArg(kills)); err != nil {
 				return wrapErr("acquire", err)
 			}
 		}
@@ -161,13 +161,12 @@ func selectCandidates(ctx context.Context, q querier, query string, now int64, l
 	for rows.Next() {
 		var c candidate
 		var lapsedClaims int64
-		var prev sql.NullInt64
-		c.raw, err = scanRaw(rows, &c.lapsed, &lapsedClaims, &prev)
-		if err != nil {
+		var prev sql.Null[int64]
+		if err := c.raw.Scan(rows, &c.lapsed, &lapsedClaims, &prev); err != nil {
 			return nil, wrapErr("acquire", err)
 		}
 		c.lapsedClaims = int(lapsedClaims)
-		c.prevClaimedAt = nullTime(prev)
+		c.prevClaimedAt = micros.Null(prev)
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -181,7 +180,7 @@ func selectCandidates(ctx context.Context, q querier, query string, now int64, l
 func leaseRows(ctx context.Context, q querier, req outbox.AcquireRequest, now time.Time,
 	claims [][2]any, records map[int64]*outbox.Record) error {
 	until := now.Add(req.Lease)
-	rows, err := q.QueryContext(ctx, claimRows, req.Worker, toMicros(until), toMicros(now), jsonArg(claims))
+	rows, err := q.QueryContext(ctx, claimRows, req.Worker, toMicros(until), toMicros(now), sqlstore.JSONArg(claims))
 	if err != nil {
 		return wrapErr("acquire", err)
 	}
@@ -206,11 +205,4 @@ func leaseRows(ctx context.Context, q querier, req outbox.AcquireRequest, now ti
 		return wrapErr("acquire", fmt.Errorf("leased %d of %d selected rows", n, len(claims)))
 	}
 	return nil
-}
-
-// jsonArg encodes v, a slice of tuples of strings, numbers and nils, as the
-// JSON text of a json_each argument. Such values always encode.
-func jsonArg(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

@@ -2,9 +2,9 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -50,42 +50,8 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 	if err != nil {
 		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
 	}
-	defer rows.Close()
-	var page outbox.DeadLetterPage
-	scanned := 0
-	var last int64
-	for rows.Next() {
-		var reason string
-		var deadAt int64
-		var lastError sql.NullString
-		raw, err := scanRaw(rows, &reason, &deadAt, &lastError)
-		if err != nil {
-			return outbox.DeadLetterPage{}, wrapErr("list dead", err)
-		}
-		scanned++
-		last = raw.sequence
-		env, err := raw.decode()
-		if err != nil {
-			page.Poisoned = append(page.Poisoned, outbox.PoisonedRecord{
-				ID: raw.messageID(), Sequence: raw.sequence, Error: err.Error(),
-			})
-			continue
-		}
-		page.Records = append(page.Records, outbox.DeadRecord{
-			Envelope:   env,
-			DeadReason: outbox.DeadReason(reason),
-			DeadAt:     fromMicros(deadAt),
-			Attempts:   int(raw.attempts),
-			LastError:  lastError.String,
-		})
-	}
-	if err := rows.Err(); err != nil {
-		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
-	}
-	if scanned == limit {
-		page.NextAfterSequence = &last
-	}
-	return page, nil
+	page, err := sqlstore.DeadPage(rows, limit, micros)
+	return page, wrapErr("list dead", err)
 }
 
 // RetryDead makes dead rows due now: dead_at, dead_reason and the lease
@@ -112,5 +78,5 @@ func idArg(ids []reliar.MessageID) string {
 	for i, id := range ids {
 		s[i] = id.String()
 	}
-	return jsonArg(s)
+	return sqlstore.JSONArg(s)
 }

@@ -4,27 +4,22 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
-// insertColumns are the columns Enqueue writes.
-const insertColumns = `id, message_type, message_version, correlation_id, conversation_id,
-	causation_id, request_id, content_type, payload, tenant_id, expires_at, ordering_key,
-	metadata, headers, metadata_version, created_at, available_at, updated_at`
-
-// insertArity is the number of insertColumns.
-const insertArity = 18
-
-// maxParams is SQLite's default limit on the parameters of one statement
-// (SQLITE_MAX_VARIABLE_NUMBER since 3.32).
-const maxParams = 32766
-
-// insertChunk is the most rows one INSERT carries.
-const insertChunk = maxParams / insertArity
+// insert is the multi-row INSERT of Enqueue: the shared columns, then
+// created_at, available_at and updated_at from the store's clock.
+var insert = sqlstore.Insert{
+	Statement: "INSERT INTO outbox (" + sqlstore.InsertColumns + ", created_at, available_at, updated_at) VALUES ",
+	Group:     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	Arity:     sqlstore.InsertArity + 3,
+	// SQLite's default limit on the parameters of one statement
+	// (SQLITE_MAX_VARIABLE_NUMBER since 3.32).
+	MaxParams: 32766,
+}
 
 // ErrNilTx is returned by Enqueue and by the inbox's MarkProcessed when they
 // are given no transaction.
@@ -48,57 +43,22 @@ func (s *Store) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	rows := make([]outbox.Row, len(msgs))
-	ids := make([]reliar.MessageID, len(msgs))
-	seen := make(map[reliar.MessageID]struct{}, len(msgs))
-	for i, m := range msgs {
-		r, err := outbox.NewRow(ctx, m, s.serializer, s.maxPayload)
-		if err != nil {
-			return nil, fmt.Errorf("sqlitestore: enqueue: %w", err)
-		}
-		if _, dup := seen[r.ID]; dup {
-			return nil, &outbox.DuplicateIDError{ID: r.ID}
-		}
-		seen[r.ID] = struct{}{}
-		rows[i], ids[i] = r, r.ID
+	rows, ids, err := s.cfg.Encode(ctx, msgs)
+	if err != nil {
+		return nil, err
 	}
 	now := s.clock()
-	for start := 0; start < len(rows); start += insertChunk {
-		chunk := rows[start:min(start+insertChunk, len(rows))]
-		if err := insertRows(ctx, tx, chunk, now); err != nil {
-			return nil, duplicateOr(ctx, tx, chunk, err)
-		}
-	}
-	return ids, nil
-}
-
-// insertRows writes rows with one multi-row INSERT.
-func insertRows(ctx context.Context, tx *sql.Tx, rows []outbox.Row, now int64) error {
-	var b strings.Builder
-	b.WriteString("INSERT INTO outbox (" + insertColumns + ") VALUES ")
-	const group = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-	args := make([]any, 0, len(rows)*insertArity)
-	for i, r := range rows {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(group)
+	failed, err := insert.Exec(ctx, tx, rows, func(args []any, r *outbox.Row) []any {
 		available := now
 		if r.AvailableAt != nil {
 			available = toMicros(*r.AvailableAt)
 		}
-		payload := r.Payload
-		if payload == nil {
-			payload = []byte{}
-		}
-		args = append(args,
-			r.ID.String(), r.MessageType, r.MessageVersion, nullText(r.CorrelationID), nullUUID(r.ConversationID),
-			nullUUID(r.CausationID), nullUUID(r.RequestID), r.ContentType, payload, nullText(r.TenantID),
-			nullMicros(r.ExpiresAt), nullText(r.OrderingKey), bytesText(r.Metadata), bytesText(r.Headers),
-			intOrNull(r.MetadataVersion), now, available, now)
+		return append(sqlstore.InsertArgs(args, r, micros), now, available, now)
+	})
+	if err != nil {
+		return nil, duplicateOr(ctx, tx, failed, err)
 	}
-	_, err := tx.ExecContext(ctx, b.String(), args...)
-	return err
+	return ids, nil
 }
 
 // duplicateOr turns a unique-constraint failure of an insert into a
@@ -113,28 +73,6 @@ func duplicateOr(ctx context.Context, tx *sql.Tx, rows []outbox.Row, err error) 
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	var found string
 	lookup := `SELECT id FROM outbox WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1`
-	if tx.QueryRowContext(ctx, lookup, idArg(ids)).Scan(&found) == nil {
-		if id, perr := reliar.ParseMessageID(found); perr == nil {
-			return &outbox.DuplicateIDError{ID: id, Err: wrapped}
-		}
-	}
-	return &outbox.DuplicateIDError{Err: wrapped}
-}
-
-// bytesText encodes a JSON document as TEXT: NULL when empty.
-func bytesText(b []byte) any {
-	if len(b) == 0 {
-		return nil
-	}
-	return string(b)
-}
-
-// intOrNull encodes an optional integer.
-func intOrNull(v *int) any {
-	if v == nil {
-		return nil
-	}
-	return *v
+	return sqlstore.Duplicate(ctx, tx, lookup, []any{idArg(ids)}, wrapped)
 }

@@ -7,18 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
 // versionTable records the applied migrations, one row per version.
-const versionTable = "reliar_migrations"
+const versionTable = sqlstore.VersionTable
 
 // Migrations returns the store's versioned SQL migrations, named
 // NNNN_name.up.sql and NNNN_name.down.sql, for teams that apply them with their
@@ -26,46 +24,16 @@ const versionTable = "reliar_migrations"
 // version in the reliar_migrations table, or [New] reports the schema as
 // not migrated; [Migrate] does both.
 func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		// The directory is embedded at build time; fs.Sub fails only on
-		// an invalid name.
-		panic(err)
-	}
-	return sub
-}
-
-// migration is one versioned SQL file.
-type migration struct {
-	version int
-	name    string
-	sql     string
+	return sqlstore.MustSub(migrationFiles, "migrations")
 }
 
 // loadMigrations reads the embedded migrations in version order.
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
+func loadMigrations() ([]sqlstore.Migration, error) {
+	ms, err := sqlstore.LoadMigrations(Migrations())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
-	var out []migration
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".down.sql") {
-			continue
-		}
-		prefix, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(prefix)
-		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".up.sql") {
-			return nil, fmt.Errorf("sqlitestore: migration %q is not named NNNN_name.up.sql", e.Name())
-		}
-		body, err := fs.ReadFile(migrationFiles, "migrations/"+e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	return out, nil
+	return ms, nil
 }
 
 // SchemaVersion is the schema version this release needs: the number of its
@@ -117,15 +85,15 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 		for _, m := range ms {
-			if m.version <= have {
+			if m.Version <= have {
 				continue
 			}
-			if _, err := q.ExecContext(ctx, m.sql); err != nil {
-				return wrapErr("migrate", fmt.Errorf("apply %s: %w", m.name, err))
+			if _, err := q.ExecContext(ctx, m.SQL); err != nil {
+				return wrapErr("migrate", fmt.Errorf("apply %s: %w", m.Name, err))
 			}
 			if _, err := q.ExecContext(ctx,
 				`INSERT INTO `+versionTable+` (version, name, applied_at) VALUES (?, ?, CAST(unixepoch('subsec') * 1000000 AS INTEGER))`,
-				m.version, m.name); err != nil {
+				m.Version, m.Name); err != nil {
 				return wrapErr("migrate", err)
 			}
 		}
@@ -136,20 +104,8 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 // appliedVersion returns the latest applied migration, 0 when the version
 // table is missing or empty.
 func appliedVersion(ctx context.Context, q querier) (int, error) {
-	var exists int
-	err := q.QueryRowContext(ctx,
-		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, versionTable).Scan(&exists)
-	if err != nil {
-		return 0, wrapErr("schema version", err)
-	}
-	if exists == 0 {
-		return 0, nil
-	}
-	var v int
-	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM `+versionTable).Scan(&v); err != nil {
-		return 0, wrapErr("schema version", err)
-	}
-	return v, nil
+	v, err := sqlstore.AppliedVersion(ctx, q, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`)
+	return v, wrapErr("schema version", err)
 }
 
 // checkSchema returns a *NotMigratedError when the database is behind.

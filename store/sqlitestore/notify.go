@@ -120,7 +120,7 @@ func (s *Store) watch(ctx context.Context, conn *sql.Conn, st watchState, out ch
 				return
 			}
 			if !failing {
-				s.log.WarnContext(ctx, "sqlitestore: wake-up watcher cannot read the database; retrying", slog.Any("error", err))
+				s.cfg.Log.WarnContext(ctx, "sqlitestore: wake-up watcher cannot read the database; retrying", slog.Any("error", err))
 			}
 			failing = true
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -66,8 +67,8 @@ func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.D
 		return 0, nil
 	}
 	now := s.now()
-	n, err := s.exec(ctx, "extend lease", extendRows, toMicros(now), leaseArg(leases), toMicros(now.Add(d)))
-	s.logShortfall(ctx, "extend lease", len(leases), n)
+	n, err := s.exec(ctx, "extend lease", extendRows, toMicros(now), sqlstore.LeaseArg(leases), toMicros(now.Add(d)))
+	s.cfg.LogShortfall(ctx, "extend lease", len(leases), n)
 	return n, err
 }
 
@@ -89,8 +90,8 @@ func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int6
 		}
 		elems[i] = e
 	}
-	n, err := s.exec(ctx, "fail", failRows, toMicros(now), jsonArg(elems))
-	s.logShortfall(ctx, "fail", len(failures), n)
+	n, err := s.exec(ctx, "fail", failRows, toMicros(now), sqlstore.JSONArg(elems))
+	s.cfg.LogShortfall(ctx, "fail", len(failures), n)
 	return n, err
 }
 
@@ -100,29 +101,13 @@ func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outb
 	if len(leases) == 0 {
 		return 0, nil
 	}
-	n, err := s.exec(ctx, op, query, s.clock(), leaseArg(leases))
-	s.logShortfall(ctx, op, len(leases), n)
+	n, err := s.exec(ctx, op, query, s.clock(), sqlstore.LeaseArg(leases))
+	s.cfg.LogShortfall(ctx, op, len(leases), n)
 	return n, err
 }
 
 // exec runs one statement and returns the rows it affected.
 func (s *Store) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
-	res, err := s.db.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, wrapErr(op, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, wrapErr(op, err)
-	}
-	return n, nil
-}
-
-// leaseArg encodes leases as a JSON array of [id, token] pairs.
-func leaseArg(leases []outbox.Lease) string {
-	elems := make([][2]string, len(leases))
-	for i, l := range leases {
-		elems[i] = [2]string{l.ID.String(), l.Token.String()}
-	}
-	return jsonArg(elems)
+	n, err := sqlstore.Affected(s.db.ExecContext(ctx, query, args...))
+	return n, wrapErr(op, err)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -16,12 +17,10 @@ import (
 // outbox.DeadLetters) over a *sql.DB the caller owns. It is safe for
 // concurrent use.
 type Store struct {
-	db         *sql.DB
-	now        func() time.Time
-	serializer reliar.Serializer
-	maxPayload int
-	log        *slog.Logger
-	wakeEvery  time.Duration
+	db        *sql.DB
+	now       func() time.Time
+	cfg       sqlstore.Settings
+	wakeEvery time.Duration
 }
 
 var _ outbox.Store = (*Store)(nil)
@@ -44,38 +43,20 @@ func WithClock(now func() time.Time) Option {
 // WithSerializer sets the serializer Enqueue encodes bodies with. Defaults
 // to reliar.JSON.
 func WithSerializer(ser reliar.Serializer) Option {
-	return func(s *Store) error {
-		if ser == nil {
-			return fmt.Errorf("%w: nil serializer", ErrInvalidOption)
-		}
-		s.serializer = ser
-		return nil
-	}
+	return func(s *Store) error { return s.cfg.SetSerializer(ser) }
 }
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
 // outbox.DefaultMaxPayloadBytes (1 MiB).
 func WithMaxPayloadBytes(n int) Option {
-	return func(s *Store) error {
-		if n <= 0 {
-			return fmt.Errorf("%w: max payload bytes %d is not positive", ErrInvalidOption, n)
-		}
-		s.maxPayload = n
-		return nil
-	}
+	return func(s *Store) error { return s.cfg.SetMaxPayload(n) }
 }
 
 // WithLogger sets the logger for debug messages, such as outcome writes that
 // matched fewer rows than asked (their leases were lost). Defaults to
 // slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(s *Store) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidOption)
-		}
-		s.log = l
-		return nil
-	}
+	return func(s *Store) error { return s.cfg.SetLogger(l) }
 }
 
 // New returns a store over db after checking that the schema is migrated: a
@@ -85,12 +66,10 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
 	}
 	s := &Store{
-		db:         db,
-		now:        time.Now,
-		serializer: reliar.JSON,
-		maxPayload: outbox.DefaultMaxPayloadBytes,
-		log:        slog.Default(),
-		wakeEvery:  DefaultWakeupInterval,
+		db:        db,
+		now:       time.Now,
+		cfg:       sqlstore.NewSettings("sqlitestore", ErrInvalidOption),
+		wakeEvery: DefaultWakeupInterval,
 	}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
@@ -119,12 +98,3 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // clock returns the store's current time in microseconds.
 func (s *Store) clock() int64 { return s.now().UnixMicro() }
-
-// logShortfall notes, at debug, an outcome write that matched fewer rows
-// than asked: their leases were lost to a reclaim. It is never an error.
-func (s *Store) logShortfall(ctx context.Context, op string, asked int, affected int64) {
-	if affected < int64(asked) {
-		s.log.DebugContext(ctx, "sqlitestore: fewer rows affected than asked; their leases were lost",
-			slog.String("op", op), slog.Int("asked", asked), slog.Int64("affected", affected))
-	}
-}
