@@ -14,4 +14,5 @@ var commands = []func(*App) *cobra.Command{
 	newDeadCommand,
 	newPurgeCommand,
 	newDoctorCommand,
+	newServeCommand,
 }

@@ -1,0 +1,139 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/reliar/reliar/cmd/reliar/internal/ops"
+)
+
+// apiLimit is the default page size of /api/dead, the store's own default.
+const apiLimit = 100
+
+// drainSpan is the span the current net drain is averaged over.
+const drainSpan = 5 * time.Minute
+
+// StatsDocument is the answer of GET /api/stats: the keys of reliar stats
+// --json, the net drain, and the sampled history the chart draws.
+type StatsDocument struct {
+	ops.StatsDocument
+	// DrainPerMinute is the net drain (rows per minute the pending backlog
+	// shrank) over the last five minutes of samples; null before two.
+	DrainPerMinute *float64 `json:"drain_per_minute"`
+	// History holds the samples of the last hour, oldest first.
+	History []HistoryPoint `json:"history"`
+}
+
+// HistoryPoint is one sample of StatsDocument's history.
+type HistoryPoint struct {
+	At      time.Time `json:"at"`
+	Pending int64     `json:"pending"`
+	Due     int64     `json:"due"`
+	Dead    int64     `json:"dead"`
+}
+
+// ActionRequest is the body of POST /api/dead/retry and /api/dead/purge:
+// ids, or all_matching with optional type and tenant filters.
+type ActionRequest struct {
+	IDs         []string `json:"ids"`
+	AllMatching bool     `json:"all_matching"`
+	Type        string   `json:"type"`
+	Tenant      string   `json:"tenant"`
+}
+
+// ActionDocument is the answer of POST /api/dead/retry and /api/dead/purge,
+// shaped as reliar dead retry|purge --json. On failure it also holds the
+// error, and the counts say what was done before it.
+type ActionDocument struct {
+	Action      string `json:"action"`
+	AllMatching bool   `json:"all_matching"`
+	// Asked is the number of distinct ids named, or of matching rows found.
+	Asked int64 `json:"asked"`
+	// Done is the number of rows retried or deleted.
+	Done    int64  `json:"done"`
+	Batches int    `json:"batches"`
+	Error   string `json:"error,omitempty"`
+}
+
+// statsDocument reads the gauges and the history.
+func (s *Server) statsDocument(ctx context.Context) (StatsDocument, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
+	st, err := s.cfg.Store.Stats(ctx)
+	if err != nil {
+		return StatsDocument{}, fmt.Errorf("read the outbox's gauges: %w", err)
+	}
+	samples := s.history.since(st.AsOf.Add(-s.cfg.History))
+	doc := StatsDocument{StatsDocument: ops.NewStatsDocument(st), History: make([]HistoryPoint, 0, len(samples))}
+	for _, p := range samples {
+		doc.History = append(doc.History, HistoryPoint{At: p.At.UTC(), Pending: p.Pending, Due: p.Due, Dead: p.Dead})
+	}
+	if d, ok := averageDrain(samples, drainSpan); ok {
+		doc.DrainPerMinute = &d
+	}
+	return doc, nil
+}
+
+func (s *Server) apiStats(w http.ResponseWriter, r *http.Request, _ caller) {
+	doc, err := s.statsDocument(r.Context())
+	if err != nil {
+		s.log.Error("admin page", "path", r.URL.Path, "error", err)
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+func (s *Server) apiDead(w http.ResponseWriter, r *http.Request, _ caller) {
+	f, err := parseFilter(r.URL.Query(), apiLimit)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.StoreTimeout)
+	defer cancel()
+	page, err := s.cfg.Store.ListDead(ctx, f.query())
+	if err != nil {
+		s.log.Error("admin page", "path", r.URL.Path, "error", err)
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("list dead letters: %v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, ops.NewDeadListDocument(page))
+}
+
+// apiAction serves POST /api/dead/retry and /api/dead/purge.
+func (s *Server) apiAction(act ops.Action) callerHandler {
+	return func(w http.ResponseWriter, r *http.Request, c caller) {
+		var req ActionRequest
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("body: want {\"ids\": [...]} or {\"all_matching\": true, \"type\": ..., \"tenant\": ...}: %v", err))
+			return
+		}
+		f, err := parseFilter(map[string][]string{"type": {req.Type}, "tenant": {req.Tenant}}, apiLimit)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		if !req.AllMatching && (req.Type != "" || req.Tenant != "") {
+			writeError(w, http.StatusBadRequest, "type and tenant select rows with all_matching only")
+			return
+		}
+		a, err := newAction(act, req.IDs, req.AllMatching, f)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		t, err := s.run(r.Context(), a, r, c)
+		doc := ActionDocument{Action: act.String(), AllMatching: a.allMatching, Asked: t.Asked, Done: t.Done, Batches: t.Batches}
+		status := http.StatusOK
+		if err != nil {
+			doc.Error, status = err.Error(), actionStatus(err)
+		}
+		writeJSON(w, status, doc)
+	}
+}

@@ -1,0 +1,251 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/reliar/reliar/cmd/reliar/internal/ops"
+	"github.com/reliar/reliar/outbox"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// pageLimit is the number of dead letters the page shows at once.
+const pageLimit = 50
+
+// lastErrorWidth is how much of last_error the table shows; the full text
+// is in the cell's title.
+const lastErrorWidth = 140
+
+// parseTemplates parses the embedded pages.
+func parseTemplates() (*template.Template, error) {
+	t, err := template.New("").Funcs(template.FuncMap{
+		"timestamp": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+		"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"clip":      func(s string) string { return ops.Clip(s, lastErrorWidth) },
+		"capitalize": func(s string) string {
+			if s == "" {
+				return s
+			}
+			return strings.ToUpper(s[:1]) + s[1:]
+		},
+	}).ParseFS(templateFiles, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("admin templates: %w", err)
+	}
+	return t, nil
+}
+
+// staticHandler serves the embedded stylesheet and script.
+func staticHandler() http.Handler {
+	sub, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		panic(err) // the embedded folder is always there
+	}
+	return http.StripPrefix("/static/", http.FileServerFS(sub))
+}
+
+// render executes a page into a buffer first, so that a template error
+// never sends half a page.
+func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
+	var b bytes.Buffer
+	if err := s.pages.ExecuteTemplate(&b, name, data); err != nil {
+		s.log.Error("admin page cannot be rendered", "page", name, "error", err)
+		http.Error(w, "the page cannot be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// loginData fills the login form.
+type loginData struct {
+	Database string
+	Error    string
+}
+
+func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
+	if c, ok := s.authenticate(r); ok && !c.bearer {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	s.render(w, http.StatusOK, "login.html", loginData{Database: s.cfg.Database})
+}
+
+// login checks the token of the login form and starts a session.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if why := crossSite(r); why != "" {
+		s.log.Warn("admin request refused: cross-site", "path", r.URL.Path, "why", why, "remote", r.RemoteAddr)
+		writeError(w, http.StatusForbidden, "cross-site request refused")
+		return
+	}
+	if !s.tokenMatches(r.PostFormValue("token")) {
+		s.log.Warn("admin login failed", "remote", r.RemoteAddr)
+		s.render(w, http.StatusUnauthorized, "login.html", loginData{Database: s.cfg.Database, Error: "That token is not valid."})
+		return
+	}
+	id, _ := s.sessions.create()
+	setSessionCookie(w, r, id, int(sessionTTL.Seconds()))
+	s.log.Info("admin login", "remote", r.RemoteAddr)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// logout ends the session.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request, c caller) {
+	s.sessions.remove(c.sessionID)
+	setSessionCookie(w, r, "", -1)
+	s.log.Info("admin logout", "remote", r.RemoteAddr)
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// deadRow is one dead letter laid out for the table.
+type deadRow struct {
+	ID         string
+	Sequence   int64
+	Type       string
+	Tenant     string
+	Reason     string
+	Attempts   int
+	LastError  string
+	DeadAt     time.Time
+	PayloadURL string
+}
+
+// dashboardData fills the dashboard.
+type dashboardData struct {
+	Database   string
+	ReadOnly   bool
+	CSRF       string
+	Flash      string
+	FlashError bool
+	// Error says why the store could not be read.
+	Error    string
+	Stats    ops.StatsDocument
+	Lag      string
+	Drain    string
+	Interval string
+	Charts   []chart
+	Filter   deadFilter
+	Dead     []deadRow
+	Poisoned []outbox.PoisonedRecord
+	// NextURL is the next page's address, empty on the last page.
+	NextURL string
+	// FirstURL is the first page's address, empty on the first page.
+	FirstURL string
+}
+
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, c caller) {
+	d := dashboardData{Database: s.cfg.Database, ReadOnly: s.cfg.ReadOnly, CSRF: c.csrf, Interval: ops.FormatDuration(s.cfg.SampleInterval)}
+	d.Flash, d.FlashError = s.sessions.takeFlash(c.sessionID)
+	f, err := parseFilter(r.URL.Query(), pageLimit)
+	if err != nil {
+		d.Flash, d.FlashError = err.Error(), true
+		f = deadFilter{Limit: pageLimit}
+	}
+	d.Filter = f
+	status := http.StatusOK
+	if err := s.fillDashboard(r.Context(), &d); err != nil {
+		s.log.Error("admin page", "path", r.URL.Path, "error", err)
+		d.Error, status = err.Error(), http.StatusServiceUnavailable
+	}
+	s.render(w, status, "dashboard.html", d)
+}
+
+// fillDashboard reads the gauges and a page of dead letters into d.
+func (s *Server) fillDashboard(ctx context.Context, d *dashboardData) error {
+	doc, err := s.statsDocument(ctx)
+	if err != nil {
+		return err
+	}
+	d.Stats = doc.StatsDocument
+	d.Lag = ops.FormatDuration(time.Duration(doc.OldestDueAgeSeconds * float64(time.Second)))
+	d.Drain = "–"
+	if doc.DrainPerMinute != nil {
+		d.Drain = formatValue(*doc.DrainPerMinute) + " rows/min"
+	}
+	end := doc.AsOf
+	d.Charts = charts(s.history.since(end.Add(-s.cfg.History)), end, s.cfg.History)
+
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
+	page, err := s.cfg.Store.ListDead(lctx, d.Filter.query())
+	if err != nil {
+		return fmt.Errorf("list dead letters: %w", err)
+	}
+	for _, rec := range page.Records {
+		env := rec.Envelope
+		d.Dead = append(d.Dead, deadRow{
+			ID: env.ID.String(), Sequence: env.Sequence, Type: env.MessageType,
+			Tenant: env.Metadata.TenantID, Reason: string(rec.DeadReason), Attempts: rec.Attempts,
+			LastError: rec.LastError, DeadAt: rec.DeadAt,
+			PayloadURL: fmt.Sprintf("/api/dead/%s/payload?seq=%d", env.ID, env.Sequence),
+		})
+	}
+	d.Poisoned = page.Poisoned
+	if page.NextAfterSequence != nil {
+		next := d.Filter
+		next.After = *page.NextAfterSequence
+		d.NextURL = next.PageURL()
+	}
+	if d.Filter.After > 0 {
+		first := d.Filter
+		first.After = 0
+		d.FirstURL = first.PageURL()
+	}
+	return nil
+}
+
+// pageAction serves the dashboard's retry and purge forms: one row (the
+// "only" button), the checked rows ("id"), or every row matching the
+// filter (scope=all). It answers with a redirect back to the page, which
+// shows what was done.
+func (s *Server) pageAction(act ops.Action) callerHandler {
+	return func(w http.ResponseWriter, r *http.Request, c caller) {
+		if err := r.ParseForm(); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("form: %v", err))
+			return
+		}
+		f, err := parseFilter(r.PostForm, pageLimit)
+		if err != nil {
+			f = deadFilter{Limit: pageLimit}
+		}
+		all := r.PostForm.Get("scope") == "all"
+		var ids []string
+		switch {
+		case r.PostForm.Get("only") != "":
+			ids, all = []string{r.PostForm.Get("only")}, false
+		case !all:
+			ids = r.PostForm["id"]
+		}
+		back := f
+		if all {
+			back.After = 0
+		}
+		a, err := newAction(act, ids, all, f)
+		if err != nil {
+			s.sessions.setFlash(c.sessionID, err.Error(), true)
+			http.Redirect(w, r, back.PageURL(), http.StatusSeeOther)
+			return
+		}
+		t, err := s.run(r.Context(), a, r, c)
+		if err != nil {
+			s.sessions.setFlash(c.sessionID, fmt.Sprintf("%s Then it failed: %v", summary(a, t), err), true)
+		} else {
+			s.sessions.setFlash(c.sessionID, summary(a, t), false)
+		}
+		http.Redirect(w, r, back.PageURL(), http.StatusSeeOther)
+	}
+}

@@ -1,0 +1,197 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/reliar/reliar/outbox"
+)
+
+// Store is what the admin page needs of an outbox store: its gauges and its
+// dead letters. Every outbox.Store satisfies it.
+type Store interface {
+	// Stats counts the rows by state.
+	Stats(ctx context.Context) (outbox.Stats, error)
+	outbox.DeadLetters
+}
+
+// MinTokenLength is the shortest access token New accepts.
+const MinTokenLength = 16
+
+// Defaults of Config.
+const (
+	DefaultSampleInterval = 10 * time.Second
+	DefaultHistory        = time.Hour
+	DefaultStoreTimeout   = 10 * time.Second
+	DefaultActionTimeout  = 90 * time.Second
+)
+
+// ErrBadConfig is matched (with errors.Is) by the errors of New.
+var ErrBadConfig = errors.New("bad admin configuration")
+
+// Config configures a Server.
+type Config struct {
+	// Store is the outbox the page shows and acts on. Required.
+	Store Store
+	// Token is the access token, at least MinTokenLength bytes. Required.
+	Token string
+	// ReadOnly refuses every write (403) and hides the buttons.
+	ReadOnly bool
+	// Logger receives the audit records (info) and errors. Defaults to
+	// slog.Default().
+	Logger *slog.Logger
+	// Database names the database in the page's header, secrets redacted.
+	Database string
+	// SampleInterval is how often Serve samples the gauges for the chart.
+	// Defaults to DefaultSampleInterval.
+	SampleInterval time.Duration
+	// History is the span the chart shows. Defaults to DefaultHistory.
+	History time.Duration
+	// StoreTimeout bounds each read of the store. Defaults to
+	// DefaultStoreTimeout.
+	StoreTimeout time.Duration
+	// ActionTimeout bounds one retry or purge request, all its batches
+	// together. Defaults to DefaultActionTimeout.
+	ActionTimeout time.Duration
+}
+
+// withDefaults returns a copy of c with its zero fields set to defaults.
+func (c Config) withDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.SampleInterval == 0 {
+		c.SampleInterval = DefaultSampleInterval
+	}
+	if c.History == 0 {
+		c.History = DefaultHistory
+	}
+	if c.StoreTimeout == 0 {
+		c.StoreTimeout = DefaultStoreTimeout
+	}
+	if c.ActionTimeout == 0 {
+		c.ActionTimeout = DefaultActionTimeout
+	}
+	return c
+}
+
+// validate reports the first invalid field; it changes nothing.
+func (c Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return fmt.Errorf("%w: no store", ErrBadConfig)
+	case c.Token == "":
+		return fmt.Errorf("%w: no access token", ErrBadConfig)
+	case len(c.Token) < MinTokenLength:
+		return fmt.Errorf("%w: the access token has %d characters, fewer than %d", ErrBadConfig, len(c.Token), MinTokenLength)
+	case c.SampleInterval < 0, c.History < 0, c.StoreTimeout < 0, c.ActionTimeout < 0:
+		return fmt.Errorf("%w: negative duration", ErrBadConfig)
+	case c.History < c.SampleInterval:
+		return fmt.Errorf("%w: history %v is shorter than the sample interval %v", ErrBadConfig, c.History, c.SampleInterval)
+	}
+	return nil
+}
+
+// Server is the admin page: an http.Handler, and the sampler that feeds
+// its chart.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	sessions *sessions
+	history  *history
+	pages    *template.Template
+	handler  http.Handler
+	// inflight counts the requests being served, so that Serve returns
+	// only after the last one.
+	inflight tracker
+}
+
+// New checks cfg and builds a Server.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	pages, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		sessions: newSessions(sessionTTL, maxSessions, time.Now),
+		history:  newHistory(int(cfg.History/cfg.SampleInterval) + 1),
+		pages:    pages,
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler. It does not sample the gauges:
+// Serve does.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// HTTP server timeouts. Writes may take as long as one action, plus a
+// margin to answer.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	idleTimeout       = 60 * time.Second
+	shutdownTimeout   = 10 * time.Second
+	maxHeaderBytes    = 64 << 10
+)
+
+// Serve serves the page on ln and samples the gauges every SampleInterval
+// until ctx is done, then shuts down: requests in progress get
+// shutdownTimeout to finish, after which they are cancelled. It returns nil
+// after a shutdown, once every goroutine it started has returned, or the
+// error that stopped the server.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      s.cfg.ActionTimeout + 15*time.Second,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		s.sampleEvery(sampleCtx, s.cfg.SampleInterval)
+	}()
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	var err error
+	select {
+	case err = <-served:
+		err = fmt.Errorf("admin server: %w", err)
+	case <-ctx.Done():
+		s.log.Info("admin page shutting down")
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+		if serr := srv.Shutdown(sctx); serr != nil {
+			_ = srv.Close()
+		}
+		cancel()
+		<-served
+	}
+	stopSampling()
+	cancelBase()
+	s.inflight.closeAndWait()
+	<-sampled
+	return err
+}
