@@ -6,19 +6,13 @@ import (
 	"testing"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/store/mysqlstore"
 )
 
 // countRows counts the rows of the store's outbox table.
-func countRows(t *testing.T, s *mysqlstore.Store) int {
-	t.Helper()
-	var n int
-	if err := s.DB().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM outbox`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
+func countRows(t *testing.T, s *mysqlstore.Store) int { return sqlstoretest.CountRows(t, s) }
 
 func TestEnqueue(t *testing.T) {
 	big := reliar.NewMsg(orderPlaced{OrderID: strings.Repeat("x", 2000)})
@@ -80,67 +74,11 @@ func TestEnqueue(t *testing.T) {
 	}
 }
 
-func TestEnqueueNamesTheDuplicateID(t *testing.T) {
-	ctx := t.Context()
-	s := newStore(t)
-	dup := newMsgs(1)[0]
-	if err := enqueue(ctx, s, dup); err != nil {
-		t.Fatal(err)
-	}
-	err := enqueue(ctx, s, append(newMsgs(2), dup)...)
-	var de *outbox.DuplicateIDError
-	if !errors.As(err, &de) || de.ID != dup.ID {
-		t.Fatalf("Enqueue: %v, want a DuplicateIDError naming %s", err, dup.ID)
-	}
-}
-
-func TestEnqueueRollbackWritesNothing(t *testing.T) {
-	ctx := t.Context()
-	s := newStore(t)
-	tx, err := s.DB().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Enqueue(ctx, tx, newMsgs(5)...); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
-	if got := countRows(t, s); got != 0 {
-		t.Fatalf("%d rows after rollback, want 0", got)
-	}
-}
-
-func TestEnqueueNilTx(t *testing.T) {
-	s := newStore(t)
-	if _, err := s.Enqueue(t.Context(), nil, newMsgs(1)...); !errors.Is(err, mysqlstore.ErrNilTx) {
-		t.Fatalf("Enqueue(nil tx): %v", err)
-	}
-	if err := enqueue(t.Context(), s, reliar.Outgoing{}); err == nil {
-		t.Fatal("Enqueue of a message without a body succeeded")
-	}
-}
+func TestEnqueueNamesTheDuplicateID(t *testing.T)   { target.EnqueueNamesTheDuplicateID(t) }
+func TestEnqueueReturnsIDs(t *testing.T)            { target.EnqueueReturnsIDs(t) }
+func TestEnqueueRollbackWritesNothing(t *testing.T) { target.EnqueueRollbackWritesNothing(t) }
+func TestEnqueueRefusesBadInput(t *testing.T)       { target.EnqueueRefusesBadInput(t) }
 
 // A program in another language enqueues with a plain INSERT of the three
 // required columns; the store claims and decodes the row.
-func TestPlainInsert(t *testing.T) {
-	ctx := t.Context()
-	s := newStore(t)
-	id := reliar.NewMessageID()
-	_, err := s.DB().ExecContext(ctx,
-		`INSERT INTO outbox (id, message_type, payload) VALUES (?, 'plain.sql', ?)`,
-		id.String(), []byte(`{"a":1}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := s.Acquire(ctx, acquireReq(10))
-	if err != nil || len(b.Records) != 1 {
-		t.Fatalf("Acquire: %+v, %v", b, err)
-	}
-	e := b.Records[0].Envelope
-	if e.ID != id || e.MessageType != "plain.sql" || e.MessageVersion != 1 ||
-		e.ContentType != "application/json" || e.Metadata.Correlation.ConversationID != id {
-		t.Fatalf("envelope %+v", e)
-	}
-}
+func TestPlainInsert(t *testing.T) { target.PlainInsert(t) }

@@ -1,9 +1,6 @@
 package mysqlstore
 
 import (
-	"context"
-	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -12,54 +9,29 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
 )
 
 func TestKindOf(t *testing.T) {
 	server := func(n uint16) error { return &mysql.MySQLError{Number: n, Message: "x"} }
-	tests := []struct {
-		name string
-		err  error
-		want reliar.FailureKind
-	}{
-		{"deadlock", server(errLockDeadlock), reliar.FailureTransient},
-		{"lock wait timeout", server(errLockWaitTimeout), reliar.FailureTransient},
-		{"too many connections", server(errTooManyConns), reliar.FailureTransient},
-		{"shutdown", server(errServerShutdown), reliar.FailureTransient},
-		{"interrupted", server(errQueryInterrupted), reliar.FailureTransient},
-		{"statement timeout", server(errStatementTimeout), reliar.FailureTransient},
-		{"max execution time", server(errMaxExecTime), reliar.FailureTransient},
-		{"no such table", server(errNoSuchTable), reliar.FailurePermanent},
-		{"bad field", server(errBadField), reliar.FailurePermanent},
-		{"table access denied", server(errTableAccess), reliar.FailurePermanent},
-		{"duplicate", server(errDupEntry), reliar.FailurePermanent},
-		{"wrapped", fmt.Errorf("x: %w", server(errNoSuchTable)), reliar.FailurePermanent},
-		{"canceled", context.Canceled, reliar.FailureTransient},
-		{"deadline", context.DeadlineExceeded, reliar.FailureTransient},
-		{"bad conn", driver.ErrBadConn, reliar.FailureTransient},
-		{"conn done", sql.ErrConnDone, reliar.FailureTransient},
-		{"invalid conn", mysql.ErrInvalidConn, reliar.FailureTransient},
-		{"eof", io.ErrUnexpectedEOF, reliar.FailureTransient},
-		{"network", &net.OpError{Op: "dial", Err: errors.New("refused")}, reliar.FailureTransient},
-		{"plain", errors.New("x"), reliar.FailureTransient},
-		{"classified permanent", reliar.Permanent(errors.New("x")), reliar.FailurePermanent},
+	tests := []sqlstoretest.KindCase{
+		{Name: "deadlock", Err: server(errLockDeadlock), Want: reliar.FailureTransient},
+		{Name: "lock wait timeout", Err: server(errLockWaitTimeout), Want: reliar.FailureTransient},
+		{Name: "too many connections", Err: server(errTooManyConns), Want: reliar.FailureTransient},
+		{Name: "shutdown", Err: server(errServerShutdown), Want: reliar.FailureTransient},
+		{Name: "interrupted", Err: server(errQueryInterrupted), Want: reliar.FailureTransient},
+		{Name: "statement timeout", Err: server(errStatementTimeout), Want: reliar.FailureTransient},
+		{Name: "max execution time", Err: server(errMaxExecTime), Want: reliar.FailureTransient},
+		{Name: "no such table", Err: server(errNoSuchTable), Want: reliar.FailurePermanent},
+		{Name: "bad field", Err: server(errBadField), Want: reliar.FailurePermanent},
+		{Name: "table access denied", Err: server(errTableAccess), Want: reliar.FailurePermanent},
+		{Name: "duplicate", Err: server(errDupEntry), Want: reliar.FailurePermanent},
+		{Name: "wrapped", Err: fmt.Errorf("x: %w", server(errNoSuchTable)), Want: reliar.FailurePermanent},
+		{Name: "invalid conn", Err: mysql.ErrInvalidConn, Want: reliar.FailureTransient},
+		{Name: "eof", Err: io.ErrUnexpectedEOF, Want: reliar.FailureTransient},
+		{Name: "network", Err: &net.OpError{Op: "dial", Err: errors.New("refused")}, Want: reliar.FailureTransient},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := kindOf(tt.err); got != tt.want {
-				t.Fatalf("kindOf(%v) = %v, want %v", tt.err, got, tt.want)
-			}
-			err := wrapErr("op", tt.err)
-			if reliar.KindOf(err) != tt.want || !errors.Is(err, tt.err) {
-				t.Fatalf("wrapErr(%v) = %v", tt.err, err)
-			}
-			if wrapErr("other", err) != err {
-				t.Fatal("wrapErr wrapped an *Error again")
-			}
-		})
-	}
-	if wrapErr("op", nil) != nil {
-		t.Fatal("wrapErr(nil) is not nil")
-	}
+	sqlstoretest.ErrorKinds(t, tests, kindOf, wrapErr)
 }
 
 func TestSplitStatements(t *testing.T) {

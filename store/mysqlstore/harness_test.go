@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/google/uuid"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/inbox"
+	"github.com/reliar/reliar/internal/sqlstore"
+	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
 	"github.com/reliar/reliar/outbox/storetest"
 	"github.com/reliar/reliar/store/mysqlstore"
 )
@@ -106,15 +107,28 @@ func newStore(t testing.TB, opts ...mysqlstore.Option) *mysqlstore.Store {
 
 // enqueue writes msgs through s in one committed transaction.
 func enqueue(ctx context.Context, s *mysqlstore.Store, msgs ...reliar.Outgoing) error {
-	tx, err := s.DB().BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := s.Enqueue(ctx, tx, msgs...); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return sqlstoretest.Enqueue(ctx, s, msgs...)
+}
+
+// target describes the store to the shared tests of sqlstoretest.
+var target = sqlstoretest.Target[time.Time]{
+	New:   func(t testing.TB) sqlstoretest.Store { return newStore(t) },
+	Inbox: func(s sqlstoretest.Store) inbox.Marker[*sql.Tx] { return s.(*mysqlstore.Store).Inbox() },
+	Times: sqlstore.TimeCodec[time.Time]{
+		Decode: time.Time.UTC,
+		Encode: func(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) },
+	},
+	Now:     `UTC_TIMESTAMP(6)`,
+	Advance: advance,
+	ErrorOp: func(err error) (string, bool) {
+		var me *mysqlstore.Error
+		if !errors.As(err, &me) {
+			return "", false
+		}
+		return me.Op, true
+	},
+	ErrNilTx:          mysqlstore.ErrNilTx,
+	ErrInvalidRequest: mysqlstore.ErrInvalidRequest,
 }
 
 // TestConformance runs the store contract's suite, each subtest on a fresh
@@ -145,74 +159,7 @@ func harness(t *testing.T, clientFoundRows bool) storetest.Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return storetest.Harness{
-		Store: s,
-		Enqueue: func(ctx context.Context, msgs ...reliar.Outgoing) error {
-			return enqueue(ctx, s, msgs...)
-		},
-		InsertRow: func(ctx context.Context, r outbox.Row) error { return insertRow(ctx, db, r) },
-		Inspect: func(ctx context.Context, id reliar.MessageID) (storetest.RowState, error) {
-			return inspect(ctx, db, id)
-		},
-		Advance: func(ctx context.Context, d time.Duration) error { return advance(ctx, db, d) },
-	}
-}
-
-// insertRow writes r as it is, bypassing the store's encoding.
-func insertRow(ctx context.Context, db *sql.DB, r outbox.Row) error {
-	var created any
-	if !r.CreatedAt.IsZero() {
-		created = r.CreatedAt.UTC()
-	}
-	payload := r.Payload
-	if payload == nil {
-		payload = []byte{}
-	}
-	_, err := db.ExecContext(ctx, `INSERT INTO outbox (id, message_type, message_version,
-		correlation_id, conversation_id, causation_id, request_id, content_type, payload,
-		tenant_id, expires_at, ordering_key, metadata, headers, metadata_version,
-		created_at, available_at, attempts)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,
-		COALESCE(?, UTC_TIMESTAMP(6)), COALESCE(?, UTC_TIMESTAMP(6)), ?)`,
-		r.ID.String(), r.MessageType, max(r.MessageVersion, 1), r.CorrelationID, uuidText(r.ConversationID),
-		uuidText(r.CausationID), uuidText(r.RequestID), contentType(r.ContentType), payload,
-		r.TenantID, utc(r.ExpiresAt), r.OrderingKey, text(r.Metadata), text(r.Headers), r.MetadataVersion,
-		created, utc(r.AvailableAt), r.Attempts)
-	return err
-}
-
-// inspect reads the bookkeeping columns of one row.
-func inspect(ctx context.Context, db *sql.DB, id reliar.MessageID) (storetest.RowState, error) {
-	var st storetest.RowState
-	var lockedUntil, lastClaimed, expires, published, dead sql.NullTime
-	var token sql.NullString
-	err := db.QueryRowContext(ctx, `SELECT sequence, attempts, claim_count, lapsed_claims,
-		locked_by, locked_until, lease_token, last_claimed_at, available_at, expires_at,
-		published_at, dead_at, dead_reason, last_error
-		FROM outbox WHERE id = ?`, id.String()).Scan(
-		&st.Sequence, &st.Attempts, &st.ClaimCount, &st.LapsedClaims,
-		&st.LockedBy, &lockedUntil, &token, &lastClaimed, &st.AvailableAt, &expires,
-		&published, &dead, &st.DeadReason, &st.LastError)
-	if errors.Is(err, sql.ErrNoRows) {
-		return st, storetest.ErrNoRow
-	}
-	if err != nil {
-		return st, err
-	}
-	if token.Valid {
-		u, err := uuid.Parse(token.String)
-		if err != nil {
-			return st, err
-		}
-		st.LeaseToken = &u
-	}
-	st.AvailableAt = st.AvailableAt.UTC()
-	st.LockedUntil = timePtr(lockedUntil)
-	st.LastClaimedAt = timePtr(lastClaimed)
-	st.ExpiresAt = timePtr(expires)
-	st.PublishedAt = timePtr(published)
-	st.DeadAt = timePtr(dead)
-	return st, nil
+	return target.Harness(s)
 }
 
 // advance moves every stored time d into the past.
@@ -236,40 +183,4 @@ func repeat(v any, n int) []any {
 		out[i] = v
 	}
 	return out
-}
-
-func timePtr(v sql.NullTime) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := v.Time.UTC()
-	return &t
-}
-
-func utc(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return t.UTC()
-}
-
-func uuidText(u *uuid.UUID) any {
-	if u == nil {
-		return nil
-	}
-	return u.String()
-}
-
-func text(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
-}
-
-func contentType(s string) string {
-	if s == "" {
-		return "application/json"
-	}
-	return s
 }

@@ -1,7 +1,6 @@
 package mysqlstore_test
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -11,13 +10,13 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/store/mysqlstore"
 )
 
-func acquireReq(n int) outbox.AcquireRequest {
-	return outbox.AcquireRequest{Worker: "w", BatchSize: n, Lease: time.Minute, MaxClaims: 2}
-}
+// acquireReq claims up to n rows for a minute.
+var acquireReq = sqlstoretest.AcquireRequest
 
 func TestMigrateIsIdempotentAndConcurrent(t *testing.T) {
 	cfg := newDatabase(t)
@@ -174,50 +173,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 
 // A schema problem (here the table is gone) is a permanent error for every
 // operation, so the dispatcher stops instead of retrying forever.
-func TestSchemaErrorsArePermanent(t *testing.T) {
-	ctx := t.Context()
-	s := newStore(t)
-	if _, err := s.DB().ExecContext(ctx, `DROP TABLE outbox`); err != nil {
-		t.Fatal(err)
-	}
-	lease := []outbox.Lease{{ID: reliar.NewMessageID()}}
-	ids := []reliar.MessageID{reliar.NewMessageID()}
-	zero := time.Duration(0)
-	ops := []struct {
-		name string
-		call func(context.Context) error
-	}{
-		{"acquire", func(ctx context.Context) error { _, err := s.Acquire(ctx, acquireReq(1)); return err }},
-		{"complete", func(ctx context.Context) error { _, err := s.Complete(ctx, lease); return err }},
-		{"fail", func(ctx context.Context) error {
-			_, err := s.Fail(ctx, []outbox.FailedOutcome{{Lease: lease[0], Error: "x"}})
-			return err
-		}},
-		{"release", func(ctx context.Context) error { _, err := s.Release(ctx, lease); return err }},
-		{"extend", func(ctx context.Context) error { _, err := s.ExtendLease(ctx, lease, time.Second); return err }},
-		{"purge", func(ctx context.Context) error {
-			_, err := s.Purge(ctx, outbox.PurgeRequest{PublishedRetention: &zero, DeadRetention: &zero})
-			return err
-		}},
-		{"stats", func(ctx context.Context) error { _, err := s.Stats(ctx); return err }},
-		{"list dead", func(ctx context.Context) error { _, err := s.ListDead(ctx, outbox.DeadQuery{}); return err }},
-		{"retry dead", func(ctx context.Context) error { _, err := s.RetryDead(ctx, ids); return err }},
-		{"purge dead", func(ctx context.Context) error { _, err := s.PurgeDead(ctx, ids); return err }},
-		{"enqueue", func(ctx context.Context) error { return enqueue(ctx, s, newMsgs(1)...) }},
-	}
-	for _, op := range ops {
-		t.Run(op.name, func(t *testing.T) {
-			err := op.call(ctx)
-			var se *mysqlstore.Error
-			if !errors.As(err, &se) || !reliar.IsPermanent(err) || se.FailureKind() != reliar.FailurePermanent {
-				t.Fatalf("%v: want a permanent *mysqlstore.Error", err)
-			}
-			if se.Error() == "" || se.Unwrap() == nil {
-				t.Fatalf("error %#v has no text or cause", se)
-			}
-		})
-	}
-}
+func TestSchemaErrorsArePermanent(t *testing.T) { target.SchemaErrorsArePermanent(t) }
 
 func TestInvalidRequests(t *testing.T) {
 	s := newStore(t)

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/inbox"
+	"github.com/reliar/reliar/internal/sqlstore"
+	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -50,98 +51,28 @@ func newStore(t testing.TB, opts ...sqlitestore.Option) *sqlitestore.Store {
 
 // enqueue writes msgs through s in one committed transaction.
 func enqueue(ctx context.Context, s *sqlitestore.Store, msgs ...reliar.Outgoing) error {
-	tx, err := s.DB().BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := s.Enqueue(ctx, tx, msgs...); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return sqlstoretest.Enqueue(ctx, s, msgs...)
 }
 
-// rowState mirrors storetest.RowState: the bookkeeping of one stored row.
-type rowState struct {
-	Sequence      int64
-	Attempts      int
-	ClaimCount    int
-	LapsedClaims  int
-	LockedBy      *string
-	LockedUntil   *time.Time
-	LeaseToken    *uuid.UUID
-	LastClaimedAt *time.Time
-	AvailableAt   time.Time
-	ExpiresAt     *time.Time
-	PublishedAt   *time.Time
-	DeadAt        *time.Time
-	DeadReason    *string
-	LastError     *string
-}
-
-// errNoRow is inspect's error for a row that does not exist.
-var errNoRow = errors.New("no such row")
-
-// insertRow writes r as it is, bypassing the store's encoding.
-func insertRow(ctx context.Context, db *sql.DB, r outbox.Row) error {
-	now := time.Now().UnixMicro()
-	available := now
-	if r.AvailableAt != nil {
-		available = r.AvailableAt.UnixMicro()
-	}
-	created := now
-	if !r.CreatedAt.IsZero() {
-		created = r.CreatedAt.UnixMicro()
-	}
-	payload := r.Payload
-	if payload == nil {
-		payload = []byte{}
-	}
-	_, err := db.ExecContext(ctx, `INSERT INTO outbox (id, message_type, message_version,
-		correlation_id, conversation_id, causation_id, request_id, content_type, payload,
-		tenant_id, expires_at, ordering_key, metadata, headers, metadata_version,
-		created_at, available_at, attempts)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		r.ID.String(), r.MessageType, max(r.MessageVersion, 1), r.CorrelationID, uuidText(r.ConversationID),
-		uuidText(r.CausationID), uuidText(r.RequestID), contentType(r.ContentType), payload,
-		r.TenantID, micros(r.ExpiresAt), r.OrderingKey, text(r.Metadata), text(r.Headers), r.MetadataVersion,
-		created, available, r.Attempts)
-	return err
-}
-
-// inspect reads the bookkeeping columns of one row.
-func inspect(ctx context.Context, db *sql.DB, id reliar.MessageID) (rowState, error) {
-	var st rowState
-	var lockedUntil, lastClaimed, expires, published, dead sql.NullInt64
-	var available int64
-	var token sql.NullString
-	err := db.QueryRowContext(ctx, `SELECT sequence, attempts, claim_count, lapsed_claims,
-		locked_by, locked_until, lease_token, last_claimed_at, available_at, expires_at,
-		published_at, dead_at, dead_reason, last_error
-		FROM outbox WHERE id = ?`, id.String()).Scan(
-		&st.Sequence, &st.Attempts, &st.ClaimCount, &st.LapsedClaims,
-		&st.LockedBy, &lockedUntil, &token, &lastClaimed, &available, &expires,
-		&published, &dead, &st.DeadReason, &st.LastError)
-	if errors.Is(err, sql.ErrNoRows) {
-		return st, errNoRow
-	}
-	if err != nil {
-		return st, err
-	}
-	if token.Valid {
-		u, err := uuid.Parse(token.String)
-		if err != nil {
-			return st, err
+// target describes the store to the shared tests of sqlstoretest.
+var target = sqlstoretest.Target[int64]{
+	New:   func(t testing.TB) sqlstoretest.Store { return newStore(t) },
+	Inbox: func(s sqlstoretest.Store) inbox.Marker[*sql.Tx] { return s.(*sqlitestore.Store).Inbox() },
+	Times: sqlstore.TimeCodec[int64]{
+		Decode: func(us int64) time.Time { return time.UnixMicro(us).UTC() },
+		Encode: time.Time.UnixMicro,
+	},
+	Now:     `CAST(unixepoch('subsec') * 1000000 AS INTEGER)`,
+	Advance: advance,
+	ErrorOp: func(err error) (string, bool) {
+		var se *sqlitestore.Error
+		if !errors.As(err, &se) {
+			return "", false
 		}
-		st.LeaseToken = &u
-	}
-	st.AvailableAt = time.UnixMicro(available).UTC()
-	st.LockedUntil = timePtr(lockedUntil)
-	st.LastClaimedAt = timePtr(lastClaimed)
-	st.ExpiresAt = timePtr(expires)
-	st.PublishedAt = timePtr(published)
-	st.DeadAt = timePtr(dead)
-	return st, nil
+		return se.Op, true
+	},
+	ErrNilTx:          sqlitestore.ErrNilTx,
+	ErrInvalidRequest: sqlitestore.ErrInvalidRequest,
 }
 
 // advance moves every stored time d into the past.
@@ -157,40 +88,4 @@ func advance(ctx context.Context, db *sql.DB, d time.Duration) error {
 		published_at = published_at - ?1,
 		dead_at = dead_at - ?1`, us)
 	return err
-}
-
-func timePtr(v sql.NullInt64) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := time.UnixMicro(v.Int64).UTC()
-	return &t
-}
-
-func micros(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return t.UnixMicro()
-}
-
-func uuidText(u *uuid.UUID) any {
-	if u == nil {
-		return nil
-	}
-	return u.String()
-}
-
-func text(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
-}
-
-func contentType(s string) string {
-	if s == "" {
-		return "application/json"
-	}
-	return s
 }

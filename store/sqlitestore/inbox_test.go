@@ -3,7 +3,6 @@ package sqlitestore_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
 	"github.com/reliar/reliar/inbox/inboxtest"
+	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -47,77 +47,15 @@ func inboxHarness(t *testing.T) inboxtest.Harness[*sql.Tx] {
 }
 
 // effectValues reads the effects table.
-func effectValues(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT value FROM effects`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
+var effectValues = sqlstoretest.EffectValues
 
 // mark records (consumer, id) in a transaction of its own and commits it.
 func mark(t *testing.T, in *sqlitestore.Inbox, db *sql.DB, consumer string, id reliar.MessageID) bool {
 	t.Helper()
-	tx, err := db.BeginTx(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	first, err := in.MarkProcessed(t.Context(), tx, consumer, id)
-	if err != nil {
-		t.Fatalf("MarkProcessed: %v", err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return first
+	return sqlstoretest.Mark(t, in, db, consumer, id)
 }
 
-func TestInboxRefusesBadInput(t *testing.T) {
-	s := newStore(t)
-	in := s.Inbox()
-	tx, err := s.DB().BeginTx(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	tests := []struct {
-		name     string
-		tx       *sql.Tx
-		consumer string
-		id       reliar.MessageID
-		want     error
-	}{
-		{"nil transaction", nil, "billing", reliar.NewMessageID(), sqlitestore.ErrNilTx},
-		{"empty consumer", tx, "", reliar.NewMessageID(), sqlitestore.ErrInvalidRequest},
-		{"control byte in consumer", tx, "bill\ning", reliar.NewMessageID(), sqlitestore.ErrInvalidRequest},
-		{"consumer too long", tx, string(make([]byte, 201)), reliar.NewMessageID(), sqlitestore.ErrInvalidRequest},
-		{"nil message id", tx, "billing", reliar.MessageID{}, sqlitestore.ErrInvalidRequest},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			first, err := in.MarkProcessed(t.Context(), tt.tx, tt.consumer, tt.id)
-			if first || !errors.Is(err, tt.want) {
-				t.Fatalf("MarkProcessed = %v, %v; want %v", first, err, tt.want)
-			}
-		})
-	}
-	for _, retention := range []time.Duration{0, -time.Hour} {
-		_, err := in.PurgeProcessed(t.Context(), retention, 10)
-		if !errors.Is(err, sqlitestore.ErrInvalidRequest) || !reliar.IsPermanent(err) {
-			t.Errorf("PurgeProcessed(retention %v) = %v, want a permanent ErrInvalidRequest", retention, err)
-		}
-	}
-}
+func TestInboxRefusesBadInput(t *testing.T) { target.InboxRefusesBadInput(t) }
 
 // Marking a message twice in one transaction reports the second as a
 // duplicate; any printable UTF-8 up to 200 bytes names a consumer.
@@ -185,22 +123,4 @@ func TestInboxPurgeUsesStoreClock(t *testing.T) {
 }
 
 // A missing table is a permanent error of both operations.
-func TestInboxSchemaErrorsArePermanent(t *testing.T) {
-	s := newStore(t)
-	if _, err := s.DB().Exec(`DROP TABLE processed_messages`); err != nil {
-		t.Fatal(err)
-	}
-	in := s.Inbox()
-	tx, err := s.DB().BeginTx(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	var se *sqlitestore.Error
-	if _, err := in.MarkProcessed(t.Context(), tx, "billing", reliar.NewMessageID()); !errors.As(err, &se) || !reliar.IsPermanent(err) || se.Op != "mark processed" {
-		t.Fatalf("MarkProcessed = %v, want a permanent *Error", err)
-	}
-	if _, err := in.PurgeProcessed(t.Context(), time.Hour, 10); !errors.As(err, &se) || !reliar.IsPermanent(err) {
-		t.Fatalf("PurgeProcessed = %v, want a permanent *Error", err)
-	}
-}
+func TestInboxSchemaErrorsArePermanent(t *testing.T) { target.InboxSchemaErrorsArePermanent(t) }

@@ -1,69 +1,7 @@
 package sqlitestore_test
 
-import (
-	"strings"
-	"testing"
-
-	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
-)
+import "testing"
 
 // Rows another program wrote badly are moved to dead as undecodable; the
 // rest of the batch goes on.
-func TestPoisonRows(t *testing.T) {
-	tests := []struct {
-		name    string
-		columns string // extra columns set on the poison row
-		value   any
-		reason  string
-	}{
-		{"bad metadata JSON", "metadata", "{not json", "metadata"},
-		{"unknown metadata version", "metadata_version", 99, "metadata_version"},
-		{"headers not a string map", "headers", `{"a":1}`, "headers"},
-		{"conversation id not a UUID", "conversation_id", "not-a-uuid", "conversation_id"},
-		{"causation id not a UUID", "causation_id", "zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz", "causation_id"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ctx := t.Context()
-			s := newStore(t)
-			id := reliar.NewMessageID()
-			if _, err := s.DB().ExecContext(ctx,
-				`INSERT INTO outbox (id, message_type, payload, `+tt.columns+`) VALUES (?, 'x', x'7b7d', ?)`,
-				id.String(), tt.value); err != nil {
-				t.Fatal(err)
-			}
-			good := newMsgs(1)
-			if err := enqueue(ctx, s, good...); err != nil {
-				t.Fatal(err)
-			}
-			b, err := s.Acquire(ctx, acquireReq(10))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(b.Records) != 1 || b.Records[0].Envelope.ID != good[0].ID {
-				t.Fatalf("records %+v, want the good row", b.Records)
-			}
-			if len(b.Poisoned) != 1 || b.Poisoned[0].ID != id || !strings.Contains(b.Poisoned[0].Error, tt.reason) {
-				t.Fatalf("poisoned %+v, want %s for %s", b.Poisoned, tt.reason, id)
-			}
-			st, err := inspect(ctx, s.DB(), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.DeadReason == nil || *st.DeadReason != string(outbox.DeadUndecodable) ||
-				st.LastError == nil || *st.LastError == "" || st.LeaseToken != nil || st.Attempts != 0 {
-				t.Fatalf("poison row state %+v", st)
-			}
-			page, err := s.ListDead(ctx, outbox.DeadQuery{Limit: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Poisoned) != 1 || len(page.Records) != 0 || page.NextAfterSequence == nil ||
-				*page.NextAfterSequence != st.Sequence {
-				t.Fatalf("ListDead: %+v", page)
-			}
-		})
-	}
-}
+func TestPoisonRows(t *testing.T) { target.PoisonRows(t) }
