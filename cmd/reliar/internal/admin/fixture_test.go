@@ -389,3 +389,8 @@ func deadQueryAll() outbox.DeadQuery { return outbox.DeadQuery{Limit: 1000} }
 
 // itoa formats a sequence number.
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// newJSONLogger logs JSON records at info into w.
+func newJSONLogger(w *syncBuffer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}

@@ -174,7 +174,7 @@ func (s *Server) fillDashboard(ctx context.Context, d *dashboardData) error {
 	d.Lag = ops.FormatDuration(time.Duration(doc.OldestDueAgeSeconds * float64(time.Second)))
 	d.Drain = "–"
 	if doc.DrainPerMinute != nil {
-		d.Drain = formatValue(*doc.DrainPerMinute) + " rows/min"
+		d.Drain = formatValue(*doc.DrainPerMinute)
 	}
 	end := doc.AsOf
 	d.Charts = charts(s.history.since(end.Add(-s.cfg.History)), end, s.cfg.History)
