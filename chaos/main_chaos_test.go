@@ -62,9 +62,10 @@ func runMain(m *testing.M) int {
 	}
 	fmt.Printf("chaos: relay=%s per_key=%v iterations=%d\n", bin.Kind, bin.PerKey, iterations)
 	code := m.Run()
-	summary := tally.Summary()
-	fmt.Print(summary)
-	if path := os.Getenv("CHAOS_SUMMARY"); path != "" {
+	path := os.Getenv("CHAOS_SUMMARY")
+	if path == "" {
+		fmt.Print(tally.Summary())
+	} else {
 		if err := tally.WriteSummary(path); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -112,25 +112,27 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return usageError{err}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	setup, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	pool, err := pgxpool.New(setup, c.databaseURL)
+	pool, err := pgxpool.New(ctx, c.databaseURL) // connects lazily
 	if err != nil {
-		return fmt.Errorf("database: %w", err)
+		return usageError{fmt.Errorf("database: %w", err)}
 	}
 	defer pool.Close()
 	opts := []pgstore.Option{pgstore.WithSchema(c.schema), pgstore.WithLogger(log)}
 	if c.noListen {
 		opts = append(opts, pgstore.WithoutNotify())
 	}
-	store, err := pgstore.New(setup, pool, opts...)
+	store, err := untilReady(ctx, log, "store", func(ctx context.Context) (*pgstore.Store, error) {
+		return pgstore.New(ctx, pool, opts...)
+	})
 	if err != nil {
-		return fmt.Errorf("store: %w", err)
+		return err
 	}
-	pub, err := natspub.Connect(setup, c.broker, natspub.WithSubjectPrefix(c.prefix),
-		natspub.WithConnOptions(nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond)))
+	pub, err := untilReady(ctx, log, "broker", func(ctx context.Context) (*natspub.Publisher, error) {
+		return natspub.Connect(ctx, c.broker, natspub.WithSubjectPrefix(c.prefix),
+			natspub.WithConnOptions(nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond)))
+	})
 	if err != nil {
-		return fmt.Errorf("broker: %w", err)
+		return err
 	}
 	defer pub.Close()
 	dopts := []outbox.Option{outbox.WithLogger(log)}
@@ -148,6 +150,29 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		defer events.close(stderr)
 	}
 	return runDispatchers(ctx, c.dispatchers, store, pub, settings, dopts)
+}
+
+// untilReady calls open until it succeeds, as the relay does at start-up:
+// a database or broker that is down, restarting or not yet migrated is
+// waited for. A bad schema name is bad input and ends at once.
+func untilReady[T any](ctx context.Context, log *slog.Logger, what string, open func(context.Context) (T, error)) (T, error) {
+	for {
+		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+		v, err := open(attempt)
+		cancel()
+		switch {
+		case err == nil:
+			return v, nil
+		case errors.Is(err, pgstore.ErrInvalidSchema):
+			return v, usageError{fmt.Errorf("%s: %w", what, err)}
+		}
+		log.Warn("not ready; retrying", "what", what, "error", err)
+		select {
+		case <-ctx.Done():
+			return v, fmt.Errorf("%s: %w (last error: %w)", what, ctx.Err(), err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // runDispatchers runs n dispatchers until ctx ends and returns the first

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/store/pgstore"
 )
 
 func TestFlags(t *testing.T) {
@@ -53,5 +56,37 @@ func TestRunRefusesBadInputAsUsage(t *testing.T) {
 	var usage usageError
 	if !errors.As(err, &usage) {
 		t.Fatalf("run = %v, want a usage error", err)
+	}
+}
+
+func TestUntilReadyRetriesThenSucceeds(t *testing.T) {
+	calls := 0
+	v, err := untilReady(t.Context(), slog.New(slog.DiscardHandler), "thing", func(context.Context) (int, error) {
+		calls++
+		if calls < 3 {
+			return 0, errors.New("down")
+		}
+		return 7, nil
+	})
+	if err != nil || v != 7 || calls != 3 {
+		t.Fatalf("untilReady = %d, %v after %d calls; want 7 after 3", v, err, calls)
+	}
+}
+
+func TestUntilReadyStopsOnBadInputAndCancel(t *testing.T) {
+	_, err := untilReady(t.Context(), slog.New(slog.DiscardHandler), "store", func(context.Context) (int, error) {
+		return 0, pgstore.ErrInvalidSchema
+	})
+	var usage usageError
+	if !errors.As(err, &usage) {
+		t.Fatalf("bad schema: %v, want a usage error", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err = untilReady(ctx, slog.New(slog.DiscardHandler), "broker", func(context.Context) (int, error) {
+		return 0, errors.New("down")
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v, want context.Canceled", err)
 	}
 }
