@@ -127,6 +127,15 @@ var target = sqlstoretest.Target[time.Time]{
 		}
 		return me.Op, true
 	},
+	Open:    func(ctx context.Context, db *sql.DB) (sqlstoretest.Store, error) { return mysqlstore.New(ctx, db) },
+	Migrate: mysqlstore.Migrate,
+	NotMigrated: func(err error) (int, int, bool) {
+		var nm *mysqlstore.NotMigratedError
+		if !errors.As(err, &nm) {
+			return 0, 0, false
+		}
+		return nm.Have, nm.Want, true
+	},
 	ErrNilTx:          mysqlstore.ErrNilTx,
 	ErrInvalidRequest: mysqlstore.ErrInvalidRequest,
 }
@@ -151,15 +160,20 @@ func TestConformance(t *testing.T) {
 
 // harness is the storetest harness of a fresh store.
 func harness(t *testing.T, clientFoundRows bool) storetest.Harness {
+	return target.Harness(newStoreWith(t, clientFoundRows))
+}
+
+// newStoreWith returns a store over a fresh migrated database, through a
+// handle whose DSN sets clientFoundRows as asked.
+func newStoreWith(t *testing.T, clientFoundRows bool) *mysqlstore.Store {
 	_, cfg := newDB(t)
 	cfg = cfg.Clone()
 	cfg.ClientFoundRows = clientFoundRows
-	db := openDB(t, cfg)
-	s, err := mysqlstore.New(t.Context(), db)
+	s, err := mysqlstore.New(t.Context(), openDB(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return target.Harness(s)
+	return s
 }
 
 // advance moves every stored time d into the past.

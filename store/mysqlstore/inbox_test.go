@@ -38,28 +38,10 @@ func TestInboxConformance(t *testing.T) {
 // inboxHarness is the inboxtest harness of a fresh store, with an effects
 // table as the consumer's business table.
 func inboxHarness(t *testing.T, clientFoundRows bool) inboxtest.Harness[*sql.Tx] {
-	_, cfg := newDB(t)
-	cfg = cfg.Clone()
-	cfg.ClientFoundRows = clientFoundRows
-	db := openDB(t, cfg)
-	s, err := mysqlstore.New(t.Context(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	createEffects(t, db)
-	return inboxtest.Harness[*sql.Tx]{
-		Marker:   s.Inbox(),
-		Begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
-		Commit:   func(tx *sql.Tx) error { return tx.Commit() },
-		Rollback: func(tx *sql.Tx) error { return tx.Rollback() },
-		Effect:   insertEffect,
-		Effects:  func(ctx context.Context) ([]string, error) { return effectValues(ctx, db) },
-		Advance: func(ctx context.Context, d time.Duration) error {
-			_, err := db.ExecContext(ctx, `UPDATE processed_messages
-				SET processed_at = processed_at - INTERVAL ? MICROSECOND`, d.Microseconds())
-			return err
-		},
-	}
+	s := newStoreWith(t, clientFoundRows)
+	createEffects(t, s.DB())
+	return sqlstoretest.InboxHarness(s.DB(), s.Inbox(), `UPDATE processed_messages
+		SET processed_at = processed_at - INTERVAL ? MICROSECOND`)
 }
 
 // createEffects creates the consumer's business table.
@@ -73,10 +55,7 @@ func createEffects(t testing.TB, db *sql.DB) {
 }
 
 // insertEffect writes a business effect in tx.
-func insertEffect(ctx context.Context, tx *sql.Tx, v string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO effects (value) VALUES (?)`, v)
-	return err
-}
+var insertEffect = sqlstoretest.InsertEffect
 
 // effectValues reads the effects table.
 var effectValues = sqlstoretest.EffectValues

@@ -1,7 +1,6 @@
 package sqlitestore_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -11,57 +10,26 @@ import (
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
-// countRows counts the rows of the store's outbox table.
-func countRows(t *testing.T, s *sqlitestore.Store) int { return sqlstoretest.CountRows(t, s) }
-
 func TestEnqueue(t *testing.T) {
 	big := reliar.NewMsg(orderPlaced{OrderID: strings.Repeat("x", 2000)})
 	dup := newMsgs(1)[0]
-	tests := []struct {
-		name     string
-		msgs     func() []reliar.Outgoing
-		before   []reliar.Outgoing // committed first
-		wantRows int               // rows in the table afterwards
-		wantErr  error
-	}{
-		{name: "none", msgs: func() []reliar.Outgoing { return nil }},
-		{name: "one", msgs: func() []reliar.Outgoing { return newMsgs(1) }, wantRows: 1},
+	limited := func(t testing.TB) sqlstoretest.Store { return newStore(t, sqlitestore.WithMaxPayloadBytes(1024)) }
+	sqlstoretest.EnqueueCases(t, limited, []sqlstoretest.EnqueueCase{
+		{Name: "none", Msgs: func() []reliar.Outgoing { return nil }},
+		{Name: "one", Msgs: func() []reliar.Outgoing { return newMsgs(1) }, WantRows: 1},
 		// More rows than one INSERT carries: several chunks in one call.
-		{name: "several chunks", msgs: func() []reliar.Outgoing { return newMsgs(2500) }, wantRows: 2500},
-		{name: "payload too large writes nothing",
-			msgs:    func() []reliar.Outgoing { return append(newMsgs(3), big) },
-			wantErr: outbox.ErrPayloadTooLarge},
-		{name: "duplicate within the call",
-			msgs:    func() []reliar.Outgoing { return []reliar.Outgoing{dup, dup} },
-			wantErr: outbox.ErrDuplicateID},
-		{name: "duplicate of a stored row",
-			before:   []reliar.Outgoing{dup},
-			msgs:     func() []reliar.Outgoing { return append(newMsgs(2), dup) },
-			wantRows: 1, wantErr: outbox.ErrDuplicateID},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ctx := t.Context()
-			s := newStore(t, sqlitestore.WithMaxPayloadBytes(1024))
-			if len(tt.before) > 0 {
-				if err := enqueue(ctx, s, tt.before...); err != nil {
-					t.Fatal(err)
-				}
-			}
-			msgs := tt.msgs()
-			err := enqueue(ctx, s, msgs...)
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Enqueue: %v, want %v", err, tt.wantErr)
-			}
-			if tt.wantErr != nil && !reliar.IsPermanent(err) {
-				t.Errorf("Enqueue error %v is not permanent", err)
-			}
-			if got := countRows(t, s); got != tt.wantRows {
-				t.Errorf("%d rows stored, want %d", got, tt.wantRows)
-			}
-		})
-	}
+		{Name: "several chunks", Msgs: func() []reliar.Outgoing { return newMsgs(2500) }, WantRows: 2500},
+		{Name: "payload too large writes nothing",
+			Msgs:    func() []reliar.Outgoing { return append(newMsgs(3), big) },
+			WantErr: outbox.ErrPayloadTooLarge},
+		{Name: "duplicate within the call",
+			Msgs:    func() []reliar.Outgoing { return []reliar.Outgoing{dup, dup} },
+			WantErr: outbox.ErrDuplicateID},
+		{Name: "duplicate of a stored row",
+			Before:   []reliar.Outgoing{dup},
+			Msgs:     func() []reliar.Outgoing { return append(newMsgs(2), dup) },
+			WantRows: 1, WantErr: outbox.ErrDuplicateID},
+	})
 }
 
 func TestEnqueueNamesTheDuplicateID(t *testing.T)   { target.EnqueueNamesTheDuplicateID(t) }

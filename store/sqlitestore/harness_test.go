@@ -71,6 +71,15 @@ var target = sqlstoretest.Target[int64]{
 		}
 		return se.Op, true
 	},
+	Open:    func(ctx context.Context, db *sql.DB) (sqlstoretest.Store, error) { return sqlitestore.New(ctx, db) },
+	Migrate: sqlitestore.Migrate,
+	NotMigrated: func(err error) (int, int, bool) {
+		var nm *sqlitestore.NotMigratedError
+		if !errors.As(err, &nm) {
+			return 0, 0, false
+		}
+		return nm.Have, nm.Want, true
+	},
 	ErrNilTx:          sqlitestore.ErrNilTx,
 	ErrInvalidRequest: sqlitestore.ErrInvalidRequest,
 }

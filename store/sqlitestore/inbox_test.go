@@ -1,7 +1,6 @@
 package sqlitestore_test
 
 import (
-	"context"
 	"database/sql"
 	"strings"
 	"testing"
@@ -29,21 +28,7 @@ func inboxHarness(t *testing.T) inboxtest.Harness[*sql.Tx] {
 	if _, err := db.ExecContext(t.Context(), `CREATE TABLE effects (value TEXT NOT NULL) STRICT`); err != nil {
 		t.Fatal(err)
 	}
-	return inboxtest.Harness[*sql.Tx]{
-		Marker:   s.Inbox(),
-		Begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
-		Commit:   func(tx *sql.Tx) error { return tx.Commit() },
-		Rollback: func(tx *sql.Tx) error { return tx.Rollback() },
-		Effect: func(ctx context.Context, tx *sql.Tx, v string) error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO effects (value) VALUES (?)`, v)
-			return err
-		},
-		Effects: func(ctx context.Context) ([]string, error) { return effectValues(ctx, db) },
-		Advance: func(ctx context.Context, d time.Duration) error {
-			_, err := db.ExecContext(ctx, `UPDATE processed_messages SET processed_at = processed_at - ?`, d.Microseconds())
-			return err
-		},
-	}
+	return sqlstoretest.InboxHarness(db, s.Inbox(), `UPDATE processed_messages SET processed_at = processed_at - ?`)
 }
 
 // effectValues reads the effects table.

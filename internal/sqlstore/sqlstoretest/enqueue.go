@@ -106,3 +106,49 @@ func (tg Target[T]) PlainInsert(t *testing.T) {
 		t.Fatalf("envelope %+v", e)
 	}
 }
+
+// EnqueueCase is one Enqueue call on a fresh store.
+type EnqueueCase struct {
+	Name string
+	// New returns the store; nil means the New of EnqueueCases.
+	New func(t testing.TB) Store
+	// Before is committed first.
+	Before []reliar.Outgoing
+	// Msgs returns the messages of the call.
+	Msgs func() []reliar.Outgoing
+	// WantRows is the number of rows in the table afterwards.
+	WantRows int
+	// WantErr is matched by the call's error, which is then permanent.
+	WantErr error
+}
+
+// EnqueueCases runs cases in parallel, each on a fresh store from its own
+// New or else from newStore.
+func EnqueueCases(t *testing.T, newStore func(t testing.TB) Store, cases []EnqueueCase) {
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			s := newStore
+			if tt.New != nil {
+				s = tt.New
+			}
+			st := s(t)
+			if len(tt.Before) > 0 {
+				if err := Enqueue(ctx, st, tt.Before...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := Enqueue(ctx, st, tt.Msgs()...)
+			if !errors.Is(err, tt.WantErr) {
+				t.Fatalf("Enqueue: %v, want %v", err, tt.WantErr)
+			}
+			if tt.WantErr != nil && !reliar.IsPermanent(err) {
+				t.Errorf("Enqueue error %v is not permanent", err)
+			}
+			if got := CountRows(t, st); got != tt.WantRows {
+				t.Errorf("%d rows stored, want %d", got, tt.WantRows)
+			}
+		})
+	}
+}

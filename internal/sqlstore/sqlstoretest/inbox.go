@@ -10,6 +10,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
+	"github.com/reliar/reliar/inbox/inboxtest"
 )
 
 // Mark records (consumer, id) with m in a transaction of its own, commits
@@ -29,6 +30,31 @@ func Mark(t testing.TB, m inbox.Marker[*sql.Tx], db *sql.DB, consumer string, id
 		t.Fatal(err)
 	}
 	return first
+}
+
+// InboxHarness is the inboxtest harness of m, an inbox over db. The caller
+// creates db's effects table, whose value column is the consumer's business
+// effect; age is the statement that moves every processed_at back by its
+// one parameter, in microseconds.
+func InboxHarness(db *sql.DB, m inbox.Marker[*sql.Tx], age string) inboxtest.Harness[*sql.Tx] {
+	return inboxtest.Harness[*sql.Tx]{
+		Marker:   m,
+		Begin:    func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) },
+		Commit:   func(tx *sql.Tx) error { return tx.Commit() },
+		Rollback: func(tx *sql.Tx) error { return tx.Rollback() },
+		Effect:   InsertEffect,
+		Effects:  func(ctx context.Context) ([]string, error) { return EffectValues(ctx, db) },
+		Advance: func(ctx context.Context, d time.Duration) error {
+			_, err := db.ExecContext(ctx, age, d.Microseconds())
+			return err
+		},
+	}
+}
+
+// InsertEffect writes the business effect v in tx.
+func InsertEffect(ctx context.Context, tx *sql.Tx, v string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO effects (value) VALUES (?)`, v)
+	return err
 }
 
 // EffectValues reads the value column of the effects table, the business

@@ -36,6 +36,13 @@ type Target[T any] struct {
 	// ErrorOp returns the Op of the store's *Error in err's chain, and
 	// whether there is one.
 	ErrorOp func(err error) (op string, ok bool)
+	// Open is the store's New over an existing handle.
+	Open func(ctx context.Context, db *sql.DB) (Store, error)
+	// Migrate is the store's Migrate.
+	Migrate func(ctx context.Context, db *sql.DB) error
+	// NotMigrated returns Have and Want of the store's *NotMigratedError
+	// in err's chain, and whether there is one.
+	NotMigrated func(err error) (have, want int, ok bool)
 	// ErrNilTx is the store's error for a nil transaction.
 	ErrNilTx error
 	// ErrInvalidRequest is matched by the store's refused requests.
