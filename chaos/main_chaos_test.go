@@ -97,8 +97,7 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 	}
 }
 
-// count counts the events of kind, from worker names starting with any
-// relay (all when relay is nil).
+// count counts the rows of the relay's events of kind.
 func count(t *testing.T, p *rig.Relay, kind outbox.EventKind) int {
 	t.Helper()
 	evs, err := p.Events()

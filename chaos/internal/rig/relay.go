@@ -33,7 +33,7 @@ type RelayArgs struct {
 	PerKey, NoListen                             bool
 }
 
-func (a RelayArgs) withDefaults(r *Run) RelayArgs {
+func (a RelayArgs) withDefaults(dbURL string) RelayArgs {
 	set := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v
@@ -48,7 +48,7 @@ func (a RelayArgs) withDefaults(r *Run) RelayArgs {
 		a.Broker = NATSURL
 	}
 	if a.DatabaseURL == "" {
-		a.DatabaseURL = r.dbURL
+		a.DatabaseURL = dbURL
 	}
 	seti(&a.Dispatchers, 2)
 	seti(&a.BatchSize, 20)
@@ -99,7 +99,7 @@ type Relay struct {
 // StartRelay starts a relay named name (unique within the run).
 func (r *Run) StartRelay(name string, a RelayArgs) *Relay {
 	r.t.Helper()
-	a = a.withDefaults(r)
+	a = a.withDefaults(r.dbURL)
 	if a.AppName == "" {
 		a.AppName = r.Name + "_" + name
 	}
