@@ -1,4 +1,4 @@
-// Package sqlstoretest holds the test helpers and tests that the
+// Package sqlstoretest holds the test support and the tests that the
 // database/sql outbox stores (sqlitestore and mysqlstore) share: the
 // storetest harness over a *sql.DB, the tests of poison rows, of schema
 // errors, of enqueue and of the inbox's input checks, and the benchmarks.
