@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -229,6 +230,23 @@ func TestStoreDown(t *testing.T) {
 	page := do(t, nil, req)
 	if page.status != http.StatusServiceUnavailable || !strings.Contains(page.body, "The outbox cannot be read") {
 		t.Fatalf("dashboard: status %d", page.status)
+	}
+
+	// A failed action from the page says what happened on the next page.
+	m := csrfInput.FindStringSubmatch(page.body)
+	if m == nil {
+		t.Fatal("no anti-forgery token on the page")
+	}
+	form := newRequest(t, http.MethodPost, s.ts.URL+"/dead/purge", nil)
+	form.Body = io.NopCloser(strings.NewReader(url.Values{"scope": {"all"}, csrfField: {m[1]}}.Encode()))
+	form.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	form.AddCookie(cookie[0])
+	if res := do(t, nil, form); res.status != http.StatusSeeOther {
+		t.Fatalf("purge all: status %d, %s", res.status, res.body)
+	}
+	page = do(t, nil, req)
+	if !strings.Contains(page.body, "Purged 0 of 0 dead letters. Then it failed:") || !strings.Contains(page.body, "connection refused") {
+		t.Fatalf("the failure is not shown: %s", page.body)
 	}
 }
 

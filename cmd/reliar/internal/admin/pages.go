@@ -132,9 +132,10 @@ type dashboardData struct {
 	Flash      string
 	FlashError bool
 	// Error says why the store could not be read.
-	Error    string
-	Stats    ops.StatsDocument
-	Lag      string
+	Error string
+	Stats ops.StatsDocument
+	Lag   string
+	// Drain is the net drain in rows per minute; empty before two samples.
 	Drain    string
 	Interval string
 	Charts   []chart
@@ -172,7 +173,6 @@ func (s *Server) fillDashboard(ctx context.Context, d *dashboardData) error {
 	}
 	d.Stats = doc.StatsDocument
 	d.Lag = ops.FormatDuration(time.Duration(doc.OldestDueAgeSeconds * float64(time.Second)))
-	d.Drain = "–"
 	if doc.DrainPerMinute != nil {
 		d.Drain = formatValue(*doc.DrainPerMinute)
 	}

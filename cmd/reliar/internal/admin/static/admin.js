@@ -48,7 +48,7 @@ document.addEventListener("DOMContentLoaded", () => {
           meta.textContent = doc.error || ("HTTP " + res.status);
           return;
         }
-        meta.textContent = doc.message_type + " · " + doc.content_type + " · " + doc.size + " bytes" +
+        meta.textContent = doc.id + " · " + doc.message_type + " · " + doc.content_type + " · " + doc.size + " bytes" +
           (doc.encoding === "base64" ? " · base64" : "");
         let text = doc.payload;
         if (doc.encoding === "utf-8" && /json/.test(doc.content_type)) {
