@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -106,4 +107,45 @@ func BenchmarkClaimComplete(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/msg")
+}
+
+// BenchmarkEnqueueConcurrent measures enqueue throughput of several
+// producers at once, with and without pg_notify: notifications take a
+// cluster-wide lock while the committing transaction queues them, which
+// serialises those commits.
+func BenchmarkEnqueueConcurrent(b *testing.B) {
+	const producers = 8
+	for _, perTx := range []int{1, 100} {
+		for _, notify := range []bool{true, false} {
+			b.Run(fmt.Sprintf("perTx=%d/notify=%t", perTx, notify), func(b *testing.B) {
+				var opts []Option
+				if !notify {
+					opts = append(opts, WithoutNotify())
+				}
+				pool, _ := dedicatedPool(b, producers+1)
+				s := newStoreOn(b, pool, opts...)
+				ctx := b.Context()
+				// RunParallel starts parallelism × GOMAXPROCS goroutines.
+				b.SetParallelism(max(producers/runtime.GOMAXPROCS(0), 1))
+				b.ReportAllocs()
+				b.RunParallel(func(pb *testing.PB) {
+					msgs := make([]reliar.Outgoing, perTx)
+					for pb.Next() {
+						for i := range msgs {
+							msgs[i] = reliar.NewMsg(orderPlaced{OrderID: "o-1"})
+						}
+						err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+							_, err := s.Enqueue(ctx, tx, msgs...)
+							return err
+						})
+						if err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+				b.ReportMetric(float64(b.N*perTx)/b.Elapsed().Seconds(), "msg/s")
+			})
+		}
+	}
 }

@@ -37,6 +37,14 @@ func systems(c config) (drain, latency []harness.System) {
 		// whose latency would mean anything.
 		drain = append(slices.Clone(latency), rawsql.System())
 	}
+	// The store option variants run only when named: they are
+	// experiments of the speed work, not part of the comparison.
+	if len(c.only) > 0 && !c.quick {
+		for _, v := range reliarrun.Options() {
+			latency = append(latency, v.System())
+			drain = append(drain, v.System())
+		}
+	}
 	keep := func(s harness.System) bool { return len(c.only) > 0 && !slices.Contains(c.only, s.Name) }
 	if !c.scenarios["drain"] {
 		drain = nil

@@ -95,6 +95,11 @@ func TestSystems(t *testing.T) {
 	if !slices.Equal(names(latency), []string{"reliar defaults"}) || jetStreamSystems(quick) != nil {
 		t.Errorf("quick latency %v, jetstream %v", names(latency), names(jetStreamSystems(quick)))
 	}
+	opts, _ := parseFlags([]string{"-only", "reliar defaults,reliar async-commit"}, io.Discard)
+	drain, latency = systems(opts)
+	if want := []string{"reliar defaults", "reliar async-commit"}; !slices.Equal(names(drain), want) || !slices.Equal(names(latency), want) {
+		t.Errorf("only an option variant: drain %v latency %v", names(drain), names(latency))
+	}
 	only, _ := parseFlags([]string{"-only", "raw sql", "-scenarios", "drain"}, io.Discard)
 	drain, latency = systems(only)
 	if !slices.Equal(names(drain), []string{"raw sql"}) || latency != nil || jetStreamSystems(only) != nil {

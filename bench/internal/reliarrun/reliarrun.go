@@ -38,6 +38,8 @@ type Variant struct {
 	// Publisher, when set, replaces the sink publisher: it is built for
 	// every run from the run's sink.
 	Publisher func(s *sink.Sink) reliar.Publisher
+	// StoreOptions are added to the store's options.
+	StoreOptions []pgstore.Option
 }
 
 // Defaults is Reliar with outbox.DefaultSettings and a plain Publisher.
@@ -59,6 +61,27 @@ func Batch512Overlap() Variant {
 	}}
 }
 
+// AsyncCommit is Reliar at default settings with pgstore.WithAsyncCommit:
+// claims and outcome writes commit without waiting for their WAL flush.
+func AsyncCommit() Variant {
+	return Variant{Name: "reliar async-commit", StoreOptions: []pgstore.Option{pgstore.WithAsyncCommit()}}
+}
+
+// DeleteOnComplete is Reliar at default settings with
+// pgstore.WithDeleteOnComplete: published rows are deleted, not marked.
+func DeleteOnComplete() Variant {
+	return Variant{Name: "reliar delete-on-complete", StoreOptions: []pgstore.Option{pgstore.WithDeleteOnComplete()}}
+}
+
+// AsyncDelete combines AsyncCommit and DeleteOnComplete.
+func AsyncDelete() Variant {
+	return Variant{Name: "reliar async+delete", StoreOptions: []pgstore.Option{pgstore.WithAsyncCommit(), pgstore.WithDeleteOnComplete()}}
+}
+
+// Options returns the store option variants, which run only when named
+// with -only.
+func Options() []Variant { return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete()} }
+
 // System returns the harness system of v.
 func (v Variant) System() harness.System {
 	return harness.System{Name: v.Name, Open: v.open}
@@ -75,7 +98,8 @@ func (v Variant) open(ctx context.Context, env pgenv.Env) (harness.Target, error
 	}
 	// Errors only: the store warns that other schemas of this shared
 	// database hold outbox tables, which is how the benchmark works.
-	store, err := pgstore.New(ctx, pool, pgstore.WithSchema(env.Schema), pgstore.WithLogger(quietlog.AtLevel(slog.LevelError)))
+	opts := append([]pgstore.Option{pgstore.WithSchema(env.Schema), pgstore.WithLogger(quietlog.AtLevel(slog.LevelError))}, v.StoreOptions...)
+	store, err := pgstore.New(ctx, pool, opts...)
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("reliarrun: new store: %w", err)
