@@ -1,6 +1,6 @@
 // Command reliar runs and operates Reliar transactional outboxes: demo,
-// migrate, relay, the operator commands (stats, dead, purge, doctor) and
-// version. Run "reliar help" for the list.
+// migrate, relay, the operator commands (stats, dead, purge, doctor), the
+// admin page (serve) and version. Run "reliar help" for the list.
 package main
 
 import (
