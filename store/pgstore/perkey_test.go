@@ -32,8 +32,9 @@ func claim(want ...string) keyStep { return keyStep{op: "claim", want: want} }
 // so that the order of ids and the order of inserts can disagree.
 //
 // Ordering the head by (xid, sequence) instead would not change the first
-// case (b still goes first) and would break the second: there b writes only
-// after a committed, a causal order that (xid, sequence) reverses.
+// case (b still goes first) and fails the second and the fourth (b's row
+// comes first in both): in the second b writes only after a committed, a
+// causal order that (xid, sequence) reverses.
 func TestPerKeyOrderOfOverlappingTransactions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -43,7 +43,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.runTimeout, "run-timeout", 0, "bound of one run (default 2m, quick 10s)")
 	fs.StringVar(&c.results, "results", "", `directory for the JSON lines (default "results", or none with -quick); "none" writes none`)
 	fs.StringVar(&c.profileDir, "cpuprofile", "", "directory for a CPU profile of every Reliar drain run")
-	fs.StringVar(&only, "only", "", "comma-separated system names to run (default: all of the mode)")
+	fs.StringVar(&only, "only", "", "comma-separated system names to run (default: all of the mode; the store option variants \"reliar async-commit\", \"reliar delete-on-complete\" and \"reliar async+delete\" run only when named)")
 	fs.StringVar(&scenarios, "scenarios", "drain,latency,jetstream", "comma-separated scenarios: drain (with enqueue), latency, jetstream")
 	fs.StringVar(&c.natsURL, "nats", "nats://127.0.0.1:4222", "NATS server of the jetstream scenario")
 	if err := fs.Parse(args); err != nil {
