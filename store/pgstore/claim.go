@@ -30,7 +30,7 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 	}
 	var batch outbox.AcquiredBatch
 	var poison poisonSet
-	b := s.newBatch(claimTx)
+	b := s.newBatch(dispatchTx)
 	b.Queue(query, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)))
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
@@ -81,7 +81,7 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 	})
 	slices.SortFunc(batch.Poisoned, func(a, b outbox.PoisonedRecord) int { return cmp.Compare(a.Sequence, b.Sequence) })
 	if len(poison.ids) > 0 {
-		affected, err := s.exec(ctx, claimTx, "move undecodable rows to dead", s.sql.poison, poison.ids, poison.tokens, poison.errs)
+		affected, err := s.exec(ctx, dispatchTx, "move undecodable rows to dead", s.sql.poison, poison.ids, poison.tokens, poison.errs)
 		if err != nil {
 			// The claim stands and its records must be published. The
 			// poisoned rows stay leased and come back, still poison, when

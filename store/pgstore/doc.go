@@ -91,18 +91,19 @@
 //
 // # Commit modes and table size
 //
-// Claims commit asynchronously (SET LOCAL synchronous_commit = off, in the
-// claim's round trip): a claim lost to a crash of the database server only
-// makes its rows due again, which at-least-once delivery allows, and a
-// claim no longer waits for a WAL flush. That is most of a claim's time on
-// an idle system and most of the idle latency's tail under load: with the
-// peer harness's latency scenario (1,000 single-message transactions at
-// 200/s, commit to publish), four interleaved runs each gave p50 0.42–0.49
-// ms and p99 2.45–3.90 ms with synchronous claims against p50 0.31–0.38 ms
-// and p99 1.82–2.67 ms with asynchronous ones. Outcome writes stay
-// synchronous unless [WithAsyncCommit] is given: a lost Complete
-// republishes its message, so it is an explicit choice; it added 0–8 % to
-// drain throughput in the same harness, within the noise on long drains.
+// Every transaction of the store's own commits synchronously by default.
+// [WithAsyncCommit] sends SET LOCAL synchronous_commit = off with every claim
+// and outcome write, in the same round trip, so that they no longer wait
+// for a WAL flush. A claim's flush is most of its time when the system is
+// idle and most of the idle latency's tail when other processes flush:
+// with the peer harness's latency scenario (1,000 single-message
+// transactions at 200/s, commit to publish, five interleaved runs) the
+// default gave p50 0.42–0.59 ms and p99 1.18–4.74 ms, WithAsyncCommit p50
+// 0.35–0.48 ms and p99 0.85–1.52 ms. Drain throughput moved by 0–8 %, within
+// the noise on long drains. It is not the default because a crash of the
+// database server then turns the rows in flight into duplicates that look
+// like first deliveries (see the option), where synchronous claims let the
+// dispatchers finish them after the restart without a duplicate.
 //
 // [WithDeleteOnComplete] deletes rows as they are published instead of
 // marking them: the table then holds only pending and dead rows and

@@ -53,30 +53,27 @@ func (p *timedPublisher) Publish(_ context.Context, env *reliar.SerializedEnvelo
 // full run.
 func BenchmarkIdleLatency(b *testing.B) {
 	for _, tc := range []struct {
-		name       string
-		syncClaims bool
-		opts       []Option
+		name string
+		opts []Option
 	}{
-		{"claims=async", false, nil},
-		{"claims=sync", true, nil},
-		{"outcomes=async", false, []Option{WithAsyncCommit()}},
+		{"commit=sync", nil},
+		{"commit=async", []Option{WithAsyncCommit()}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				idleLatencyRun(b, tc.syncClaims, tc.opts)
+				idleLatencyRun(b, tc.opts)
 			}
 		})
 	}
 }
 
-func idleLatencyRun(b *testing.B, syncClaims bool, opts []Option) {
+func idleLatencyRun(b *testing.B, opts []Option) {
 	const (
 		messages = 1000
 		interval = 5 * time.Millisecond
 	)
 	pool, _ := dedicatedPool(b, 10)
 	s := newStoreOn(b, pool, opts...)
-	s.cfg.asyncClaims = !syncClaims
 	ts := &timedStore{Store: s, claims: map[reliar.MessageID][2]time.Time{}}
 	pub := &timedPublisher{at: map[reliar.MessageID]time.Time{}}
 	d, err := outbox.New(ts, pub, outbox.DefaultSettings(), outbox.WithLogger(quietLogger()))

@@ -29,9 +29,6 @@ type config struct {
 	// asyncCommit commits claims and outcome writes without waiting for
 	// their WAL flush.
 	asyncCommit bool
-	// asyncClaims commits claims without waiting for their WAL flush.
-	// Always on: see the package documentation.
-	asyncClaims bool
 	// deleteOnComplete deletes published rows instead of marking them.
 	deleteOnComplete bool
 }
@@ -42,7 +39,6 @@ func defaultConfig() config {
 		maxPayloadBytes: outbox.DefaultMaxPayloadBytes,
 		serializer:      reliar.JSON,
 		logger:          slog.Default(),
-		asyncClaims:     true,
 	}
 }
 
@@ -124,19 +120,25 @@ func WithoutNotify() Option {
 	}
 }
 
-// WithAsyncCommit commits the store's outcome writes (Complete, Fail,
-// Release and ExtendLease) with SET LOCAL synchronous_commit = off, sent in
-// the same round trip, as the store always does for its claims: PostgreSQL
-// then acknowledges the commit before the WAL reaches the disk, saving a
-// flush per write. Enqueue, which runs in the caller's transaction, is
-// never affected, nor are Purge and the dead-letter operations.
+// WithAsyncCommit commits the store's own dispatch transactions (the claims
+// of Acquire, and Complete, Fail, Release and ExtendLease) with SET LOCAL
+// synchronous_commit = off, sent in the same round trip: PostgreSQL then
+// acknowledges the commit before the WAL reaches the disk, saving a flush
+// per claim and per outcome write. Enqueue, which runs in the caller's
+// transaction, is never affected, nor are Purge and the dead-letter
+// operations.
 //
-// It is safe under at-least-once delivery: a crash of the database server
-// (or a failover to a replica) can lose the last fraction of a second of
-// such commits, and then a lost Complete only makes the message publish
-// again and a lost Fail or Release only makes the row due earlier. It
-// never loses a message, since the message itself was committed
-// synchronously. See the package documentation for the measured effect.
+// Delivery stays at-least-once and no message is ever lost, since the
+// message itself was committed synchronously by its producer. What a crash
+// of the database server (or a failover to an asynchronous replica) can
+// lose is the last fraction of a second of these commits: a lost Complete
+// republishes its message, a lost Fail or Release makes the row due
+// earlier, and a lost claim makes the row due again as if it had never
+// been claimed. Such a republish is then a duplicate outside the
+// dispatcher's four documented windows: the record does not say it was
+// reclaimed, the broker's dedup-window check and MaxClaims do not see it.
+// It lowers the idle latency's tail, where a claim's WAL flush is most of
+// the claim's time; see the package documentation for the measurements.
 func WithAsyncCommit() Option {
 	return func(c *config) error {
 		c.asyncCommit = true

@@ -17,7 +17,7 @@ func (s *Store) Complete(ctx context.Context, leases []outbox.Lease) (int64, err
 		return 0, nil
 	}
 	ids, tokens := leaseArgs(leases)
-	affected, err := s.exec(ctx, outcomeTx, "complete", s.sql.complete, ids, tokens)
+	affected, err := s.exec(ctx, dispatchTx, "complete", s.sql.complete, ids, tokens)
 	if err == nil {
 		s.logShortfall(ctx, "complete", len(leases), affected)
 	}
@@ -47,7 +47,7 @@ func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int6
 		reasons[i] = pgtype.Text{String: string(f.DeadReason), Valid: true}
 	}
 	ids, tokens := leaseArgs(leases)
-	affected, err := s.exec(ctx, outcomeTx, "fail", s.sql.fail, ids, tokens, errs, delays, reasons)
+	affected, err := s.exec(ctx, dispatchTx, "fail", s.sql.fail, ids, tokens, errs, delays, reasons)
 	if err == nil {
 		s.logShortfall(ctx, "fail", len(failures), affected)
 	}
@@ -60,7 +60,7 @@ func (s *Store) Release(ctx context.Context, leases []outbox.Lease) (int64, erro
 		return 0, nil
 	}
 	ids, tokens := leaseArgs(leases)
-	affected, err := s.exec(ctx, outcomeTx, "release", s.sql.release, ids, tokens)
+	affected, err := s.exec(ctx, dispatchTx, "release", s.sql.release, ids, tokens)
 	if err == nil {
 		s.logShortfall(ctx, "release", len(leases), affected)
 	}
@@ -76,7 +76,7 @@ func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.D
 		return 0, reliar.Permanent(fmt.Errorf("pgstore: extend lease: duration must be positive, got %s", d))
 	}
 	ids, tokens := leaseArgs(leases)
-	affected, err := s.exec(ctx, outcomeTx, "extend lease", s.sql.extend, ids, tokens, micros(d))
+	affected, err := s.exec(ctx, dispatchTx, "extend lease", s.sql.extend, ids, tokens, micros(d))
 	if err == nil {
 		s.logShortfall(ctx, "extend lease", len(leases), affected)
 	}

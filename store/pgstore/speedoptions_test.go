@@ -17,9 +17,9 @@ func TestStoreConformanceAsyncCommit(t *testing.T) {
 	storetest.Run(t, harnessWith(WithAsyncCommit(), WithStatementTimeout(30*time.Second)))
 }
 
-// Claims always commit asynchronously, outcome writes only with
-// WithAsyncCommit, nothing else ever; the statement timeout applies to every
-// transaction of the store's own.
+// Asynchronous commit applies to the dispatch transactions only, and only
+// with WithAsyncCommit; the statement timeout applies to every transaction
+// of the store's own.
 func TestAsyncCommitScope(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -29,16 +29,13 @@ func TestAsyncCommitScope(t *testing.T) {
 		wantCommit  string
 		wantTimeout string
 	}{
-		{"default claim", nil, claimTx, "off", "0"},
-		{"default outcome", nil, outcomeTx, "on", "0"},
+		{"default dispatch", nil, dispatchTx, "on", "0"},
 		{"default admin", nil, adminTx, "on", "0"},
-		{"async claim", []Option{WithAsyncCommit()}, claimTx, "off", "0"},
-		{"async outcome", []Option{WithAsyncCommit()}, outcomeTx, "off", "0"},
+		{"async dispatch", []Option{WithAsyncCommit()}, dispatchTx, "off", "0"},
 		{"async admin", []Option{WithAsyncCommit()}, adminTx, "on", "0"},
-		{"async and timeout, outcome", []Option{WithAsyncCommit(), WithStatementTimeout(7 * time.Second)}, outcomeTx, "off", "7s"},
+		{"async and timeout, dispatch", []Option{WithAsyncCommit(), WithStatementTimeout(7 * time.Second)}, dispatchTx, "off", "7s"},
 		{"async and timeout, admin", []Option{WithAsyncCommit(), WithStatementTimeout(7 * time.Second)}, adminTx, "on", "7s"},
-		{"timeout, claim", []Option{WithStatementTimeout(3 * time.Second)}, claimTx, "off", "3s"},
-		{"timeout, outcome", []Option{WithStatementTimeout(3 * time.Second)}, outcomeTx, "on", "3s"},
+		{"timeout only", []Option{WithStatementTimeout(3 * time.Second)}, dispatchTx, "on", "3s"},
 	}
 	// One connection, so that the check after each batch reads the
 	// session the batch ran on.

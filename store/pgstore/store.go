@@ -105,22 +105,10 @@ const (
 	// adminTx is every other statement on the store's pool: reads, purges,
 	// dead-letter operations, the inbox's purge.
 	adminTx txKind = iota
-	// claimTx is a claim, with its poison sweep.
-	claimTx
-	// outcomeTx is an outcome write or a lease renewal.
-	outcomeTx
+	// dispatchTx is a claim (with its poison sweep), an outcome write or a
+	// lease renewal.
+	dispatchTx
 )
-
-// async reports whether transactions of kind commit asynchronously.
-func (s *Store) async(kind txKind) bool {
-	switch kind {
-	case claimTx:
-		return s.cfg.asyncClaims || s.cfg.asyncCommit
-	case outcomeTx:
-		return s.cfg.asyncCommit
-	}
-	return false
-}
 
 // batch is a pipelined batch whose first statement, the prelude, may set
 // the transaction's statement timeout and commit mode.
@@ -143,7 +131,7 @@ const (
 // transaction, in the same round trip.
 func (s *Store) newBatch(kind txKind) *batch {
 	b := &batch{}
-	async := s.async(kind)
+	async := kind == dispatchTx && s.cfg.asyncCommit
 	timeout := strconv.FormatInt(s.cfg.statementTimeout.Milliseconds(), 10)
 	switch {
 	case s.cfg.statementTimeout > 0 && async:

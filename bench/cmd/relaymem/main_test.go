@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 )
@@ -53,5 +57,28 @@ func TestMemoryOfThisProcess(t *testing.T) {
 	}
 	if _, _, err := memory(-1); err == nil {
 		t.Fatal("no error for a process that does not exist")
+	}
+}
+
+// TestMeasureSmallBacklog builds the relay from this repository and runs
+// the whole measurement on a small backlog against the local PostgreSQL
+// and NATS.
+func TestMeasureSmallBacklog(t *testing.T) {
+	relay := filepath.Join(t.TempDir(), "reliar")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", relay, "./cmd/reliar")
+	build.Dir = filepath.Join("..", "..", "..")
+	// This module builds with GOWORK=off; the relay builds in the
+	// repository's workspace.
+	build.Env = append(os.Environ(), "GOWORK=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the relay: %v\n%s", err, out)
+	}
+	var stdout bytes.Buffer
+	if err := run(t.Context(), []string{"-relay", relay, "-rows", "3000", "--", "--batch-size", "100"}, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`^rows=3000 drain_s=[0-9.]+ msg_per_s=[0-9]+ vm_hwm_mib=[0-9.]+ stream_msgs=3000 relay_exit=0\n$`)
+	if !line.MatchString(stdout.String()) {
+		t.Fatalf("output %q", stdout.String())
 	}
 }
