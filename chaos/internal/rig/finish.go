@@ -3,6 +3,7 @@ package rig
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,9 @@ func (r *Run) Finish(o FinishOptions) check.Report {
 	r.t.Logf("%s: %s", r.Name, rep)
 	if err := rep.Err(); err != nil {
 		r.t.Error(err)
+		for _, id := range rep.UnattributedIDs[:min(3, len(rep.UnattributedIDs))] {
+			r.t.Logf("history of %s:\n%s", id, history(in, id))
+		}
 		for _, p := range relays {
 			r.t.Logf("relay %s stderr:\n%s", p.Name, tail(p.Stderr()))
 		}
@@ -190,6 +194,30 @@ func PublishedNotCompleted(evs []outbox.Event) []uuid.UUID {
 		out = append(out, id)
 	}
 	return out
+}
+
+// history describes what happened to one message: its events in time
+// order and its positions among the sink's attempts.
+func history(in check.Input, id reliar.MessageID) string {
+	var evs []outbox.Event
+	for _, e := range in.Events {
+		if slices.Contains(e.IDs, id) {
+			evs = append(evs, e)
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b outbox.Event) int { return a.At.Compare(b.At) })
+	var b strings.Builder
+	for _, e := range evs {
+		fmt.Fprintf(&b, "  %s %-20s %s %s\n", e.At.Format("15:04:05.000000"), e.Kind, e.Worker, e.Err)
+	}
+	var at []int
+	for i, a := range in.Attempts {
+		if a == id {
+			at = append(at, i)
+		}
+	}
+	fmt.Fprintf(&b, "  seen at the sink as attempts %v of %d", at, len(in.Attempts))
+	return b.String()
 }
 
 func (r *Run) table() string { return `"` + r.Name + `".outbox` }

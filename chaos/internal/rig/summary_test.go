@@ -65,3 +65,21 @@ func TestWithAppName(t *testing.T) {
 		t.Fatalf("withAppName = %q", got)
 	}
 }
+
+func TestHistory(t *testing.T) {
+	id, other := uuid.New(), uuid.New()
+	at := time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
+	in := check.Input{
+		Attempts: []reliar.MessageID{other, id, id},
+		Events: []outbox.Event{
+			{Kind: outbox.EventPublished, Worker: "w1", At: at.Add(time.Second), IDs: []reliar.MessageID{id}},
+			{Kind: outbox.EventClaimed, Worker: "w1", At: at, IDs: []reliar.MessageID{other, id}},
+			{Kind: outbox.EventClaimed, Worker: "w2", At: at, IDs: []reliar.MessageID{other}},
+		},
+	}
+	got := history(in, id)
+	claimed, published := strings.Index(got, "claimed"), strings.Index(got, "published")
+	if claimed < 0 || published < claimed || strings.Contains(got, "w2") || !strings.Contains(got, "attempts [1 2] of 3") {
+		t.Fatalf("history:\n%s", got)
+	}
+}
