@@ -60,13 +60,14 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "chaos:", err)
 		return 1
 	}
-	fmt.Printf("chaos: relay=%s per_key=%v iterations=%d\n", bin.Kind, bin.PerKey, iterations)
+	header := fmt.Sprintf("chaos: relay=%s per_key=%v iterations=%d soak=%v", bin.Kind, bin.PerKey, iterations, soakFor)
+	fmt.Println(header)
 	code := m.Run()
 	path := os.Getenv("CHAOS_SUMMARY")
 	if path == "" {
 		fmt.Print(tally.Summary())
 	} else {
-		if err := tally.WriteSummary(path); err != nil {
+		if err := tally.WriteSummary(path, header); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

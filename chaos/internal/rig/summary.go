@@ -78,9 +78,12 @@ func (t *Tally) Summary() string {
 	return b.String()
 }
 
-// WriteSummary writes Summary to path.
-func (t *Tally) WriteSummary(path string) error {
-	if err := os.WriteFile(path, []byte(t.Summary()), 0o644); err != nil {
+// WriteSummary writes header (when not empty) and Summary to path.
+func (t *Tally) WriteSummary(path, header string) error {
+	if header != "" && !strings.HasSuffix(header, "\n") {
+		header += "\n"
+	}
+	if err := os.WriteFile(path, []byte(header+t.Summary()), 0o644); err != nil {
 		return fmt.Errorf("rig: summary: %w", err)
 	}
 	return nil

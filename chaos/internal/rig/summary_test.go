@@ -19,7 +19,7 @@ func TestTallySummaryEndsWithTheTotals(t *testing.T) {
 	tl.Add("S1", check.Report{Committed: 5, Delivered: 4, Lost: 1, Duplicates: 1, Unattributed: 1, LeasedLeft: 2})
 	tl.Add("S1", check.Report{Committed: 5, Delivered: 5})
 	path := filepath.Join(t.TempDir(), "summary.txt")
-	if err := tl.WriteSummary(path); err != nil {
+	if err := tl.WriteSummary(path, "chaos: relay=child"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -28,6 +28,7 @@ func TestTallySummaryEndsWithTheTotals(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	want := []string{
+		"chaos: relay=child",
 		"chaos: S1 runs=2 committed=10 delivered=9 ",
 		"chaos: S2 runs=1 committed=10 delivered=10 ",
 		"chaos: scenarios=2 runs=3 lost=1 unattributed_duplicates=1 duplicates=4 leased_left=2",
