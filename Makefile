@@ -9,7 +9,7 @@ MODULES = $(shell $(GO) list -m -f '{{.Dir}}')
 
 .PHONY: test services vet fmt hygiene unit bench cover bench-peers bench-quick bench-check
 
-test: services fmt vet hygiene unit bench-check
+test: services fmt vet hygiene unit bench-check chaos-quick
 
 services:
 	@bash scripts/services.sh
@@ -42,3 +42,25 @@ bench-quick:
 
 bench-check:
 	cd bench && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) test -race -count=1 ./...
+
+# Chaos suite (chaos/, build tag chaos): every scenario runs the relay as a
+# child process against PostgreSQL and NATS JetStream with injected faults.
+# `make chaos-quick` runs one iteration of each (part of `make test`);
+# `make chaos ITER=20` runs twenty. The last line printed is the totals.
+ITER ?= 1
+CHAOS_SOAK ?= 20s
+CHAOS_TIMEOUT ?= 60m
+CHAOS_SUMMARY := $(CURDIR)/chaos/.summary.txt
+
+.PHONY: chaos chaos-quick
+
+chaos-quick: ITER = 1
+chaos-quick: CHAOS_TIMEOUT = 10m
+chaos-quick: chaos
+
+chaos:
+	@rm -f $(CHAOS_SUMMARY); \
+	(cd chaos && CHAOS_ITER=$(ITER) CHAOS_SOAK=$(CHAOS_SOAK) CHAOS_SUMMARY=$(CHAOS_SUMMARY) \
+		$(GO) test -tags chaos -race -count=1 -timeout $(CHAOS_TIMEOUT) .); status=$$?; \
+	if [ -f $(CHAOS_SUMMARY) ]; then cat $(CHAOS_SUMMARY); \
+	else echo "chaos: no summary: the suite did not finish"; fi; exit $$status
