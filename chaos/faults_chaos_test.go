@@ -234,6 +234,8 @@ func (s *soak) fault(ctx context.Context) {
 	case "kill", "term":
 		if kind == "kill" {
 			sr.p.Kill()
+		} else if !waitStarted(ctx, sr.p) {
+			t.Errorf("relay %s did not start within 15s\n%s", sr.p.Name, sr.p.Stderr())
 		} else if _, err := sr.p.Stop(ctx); err != nil {
 			t.Errorf("relay %s after SIGTERM: %v\n%s", sr.p.Name, err, sr.p.Stderr())
 		}
@@ -281,4 +283,13 @@ func remove(rs []*soakRelay, x *soakRelay) []*soakRelay {
 		}
 	}
 	return out
+}
+
+// waitStarted gives a relay up to 15 s to install its signal handlers, so
+// that a SIGTERM drains it (a relay the soak just restarted may still be
+// starting).
+func waitStarted(ctx context.Context, p *rig.Relay) bool {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	return p.WaitStarted(ctx)
 }

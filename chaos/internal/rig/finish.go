@@ -46,6 +46,7 @@ func (r *Run) Finish(o FinishOptions) check.Report {
 			continue
 		}
 		stopCtx, stop := context.WithTimeout(ctx, p.Args.DrainTimeout+5*time.Second)
+		p.WaitStarted(stopCtx) // a relay still starting would die of the SIGTERM
 		took, err := p.Stop(stopCtx)
 		stop()
 		if err != nil {

@@ -163,6 +163,27 @@ func (p *Relay) Stop(ctx context.Context) (time.Duration, error) {
 	}
 }
 
+// WaitStarted waits, at most until ctx ends, for the relay to have started:
+// its first log line on stderr, written after the process installed its
+// signal handlers. A SIGTERM sent earlier would kill it with the signal's
+// default action instead of draining it. It returns false when ctx ended
+// or the process exited first.
+func (p *Relay) WaitStarted(ctx context.Context) bool {
+	for {
+		if p.exited() {
+			return false
+		}
+		if fi, err := os.Stat(p.stderr); err == nil && fi.Size() > 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 func (p *Relay) exited() bool {
 	select {
 	case <-p.done:
