@@ -86,6 +86,9 @@ func (c config) settings() (outbox.Settings, error) {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	// The first line on stderr tells a supervisor the signal handlers are
+	// installed: from now on SIGTERM drains instead of killing.
+	fmt.Fprintln(os.Stderr, "relaychild: starting")
 	err := run(ctx, os.Args[1:], os.Stderr)
 	stop()
 	if err != nil {
