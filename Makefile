@@ -19,6 +19,7 @@ fmt:
 
 vet:
 	@set -e; for m in $(MODULES); do echo "vet $$m"; (cd $$m && $(GO) vet ./...); done
+	@echo "vet chaos scenarios (-tags chaos)"; cd chaos && $(GO) vet -tags chaos ./...
 
 hygiene:
 	@bash scripts/hygiene.sh
