@@ -7,11 +7,9 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/store/mysqlstore"
 )
 
@@ -76,7 +74,14 @@ func (mysqlDriver) open(ctx context.Context, l Location, opts Options, scratch b
 	if !scratch && cfg.DBName == "" {
 		return nil, badURL(l.raw, "no database name (want mysql://user:password@host:3306/database)")
 	}
-	b := &mysqlBackend{scratch: scratch, opts: opts, where: cfg.Addr}
+	b := &mysqlBackend{scratch: scratch, where: cfg.Addr, sqlBackend: sqlBackend{
+		migrate: mysqlstore.Migrate,
+		newStore: func(ctx context.Context, db *sql.DB) (sqlStore, error) {
+			return mysqlstore.New(ctx, db, mysqlstore.WithLogger(opts.logger()))
+		},
+		hasMigrationsTable: `SELECT count(*) FROM information_schema.tables
+			WHERE table_schema = DATABASE() AND table_name = 'reliar_migrations'`,
+	}}
 	if scratch {
 		name := "reliar_demo_" + randomHex(4)
 		if err := createDatabase(ctx, cfg, name); err != nil {
@@ -123,79 +128,13 @@ func (mysqlDriver) migrationSQL(opts Options) ([]SQLFile, error) {
 
 // mysqlBackend is a MariaDB database with the outbox in it.
 type mysqlBackend struct {
-	db       *sql.DB
+	sqlBackend
 	database string
 	where    string
 	scratch  bool
-	opts     Options
-
-	mu    sync.Mutex
-	store *mysqlstore.Store
 }
 
 func (b *mysqlBackend) Describe() string { return fmt.Sprintf("mysql %s/%s", b.where, b.database) }
-
-func (b *mysqlBackend) Migrate(ctx context.Context) (Migration, error) {
-	from, err := b.version(ctx)
-	if err != nil {
-		return Migration{}, err
-	}
-	if err := mysqlstore.Migrate(ctx, b.db); err != nil {
-		return Migration{}, err
-	}
-	to, err := b.version(ctx)
-	if err != nil {
-		return Migration{}, err
-	}
-	return Migration{From: from, To: to}, nil
-}
-
-// version reads the applied schema version, 0 when none.
-func (b *mysqlBackend) version(ctx context.Context) (int, error) {
-	var n int
-	err := b.db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables
-		WHERE table_schema = DATABASE() AND table_name = 'reliar_migrations'`).Scan(&n)
-	if err != nil || n == 0 {
-		return 0, wrapVersionErr(err)
-	}
-	var v int
-	err = b.db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM reliar_migrations`).Scan(&v)
-	return v, wrapVersionErr(err)
-}
-
-func (b *mysqlBackend) Store(ctx context.Context) (outbox.Store, error) {
-	s, err := b.mysqlStore(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func (b *mysqlBackend) mysqlStore(ctx context.Context) (*mysqlstore.Store, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.store != nil {
-		return b.store, nil
-	}
-	s, err := mysqlstore.New(ctx, b.db, mysqlstore.WithLogger(b.opts.logger()))
-	if err != nil {
-		return nil, err
-	}
-	b.store = s
-	return s, nil
-}
-
-func (b *mysqlBackend) Begin(ctx context.Context) (Tx, error) {
-	s, err := b.mysqlStore(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := b.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	return &sqlTx{tx: tx, enqueue: s.Enqueue}, nil
-}
 
 func (b *mysqlBackend) Dialect() Dialect {
 	return Dialect{Bind: questionMarks, Table: backquote}
