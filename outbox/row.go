@@ -121,13 +121,14 @@ func (r *Row) Envelope() (reliar.SerializedEnvelope, error) {
 		return reliar.SerializedEnvelope{}, &DecodeError{ID: r.ID, Reason: fmt.Sprintf("unknown metadata_version %d", *r.MetadataVersion)}
 	}
 	if len(r.Metadata) > 0 && string(r.Metadata) != "null" {
-		if err := json.Unmarshal(r.Metadata, &m); err != nil {
+		if err := decodeMetadata(r.Metadata, &m); err != nil {
 			return reliar.SerializedEnvelope{}, &DecodeError{ID: r.ID, Reason: "metadata: " + err.Error()}
 		}
 	}
 	var headers map[string]string
 	if len(r.Headers) > 0 && string(r.Headers) != "null" {
-		if err := json.Unmarshal(r.Headers, &headers); err != nil {
+		var err error
+		if headers, err = decodeHeaders(r.Headers); err != nil {
 			return reliar.SerializedEnvelope{}, &DecodeError{ID: r.ID, Reason: "headers are not a string map: " + err.Error()}
 		}
 	}
