@@ -38,28 +38,17 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 			return err
 		}
 		defer rows.Close()
+		batch.Records = make([]outbox.Record, 0, req.BatchSize)
+		scanner := newClaimScanner(req.BatchSize)
+		var row outbox.Row
+		var rec outbox.Record
 		for rows.Next() {
-			var (
-				row       outbox.Row
-				rec       outbox.Record
-				token     pgtype.UUID
-				exhausted bool
-			)
-			dest, finish := rowDest(&row)
-			dest = append(dest, &token, &rec.ClaimCount, &rec.LapsedClaims,
-				&rec.Reclaimed, &rec.PrevClaimedAt, &exhausted)
-			if err := rows.Scan(dest...); err != nil {
+			if err := scanner.scan(rows, &row, &rec); err != nil {
 				return err
 			}
-			finish()
-			if exhausted {
+			if scanner.exhausted {
 				batch.DeadMaxClaims = append(batch.DeadMaxClaims, row.ID)
 				continue
-			}
-			rec.Token = token.Bytes
-			rec.Attempts = row.Attempts
-			if row.AvailableAt != nil {
-				rec.AvailableAt = *row.AvailableAt
 			}
 			env, err := row.Envelope()
 			if err != nil {
