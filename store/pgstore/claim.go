@@ -39,7 +39,7 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 		}
 		defer rows.Close()
 		batch.Records = make([]outbox.Record, 0, req.BatchSize)
-		scanner := newClaimScanner(req.BatchSize)
+		scanner := newClaimScanner()
 		var row outbox.Row
 		var rec outbox.Record
 		for rows.Next() {

@@ -34,8 +34,8 @@ type claimScanner struct {
 	arena   []byte
 }
 
-// newClaimScanner prepares a scanner for a claim of up to n rows.
-func newClaimScanner(n int) *claimScanner {
+// newClaimScanner prepares a scanner for a claim.
+func newClaimScanner() *claimScanner {
 	c := &claimScanner{strings: make(map[string]string, 4)}
 	// The order of envelopeColumns, then the claim's own columns.
 	c.dest = []any{
@@ -45,7 +45,6 @@ func newClaimScanner(n int) *claimScanner {
 		&c.metaVersion, &c.created, &c.available, &c.attempts,
 		&c.token, &c.claimCount, &c.lapsed, &c.reclaimed, &c.prevClaimed, &c.exhausted,
 	}
-	c.arena = make([]byte, 0, min(n, 1024)*256)
 	return c
 }
 
@@ -102,19 +101,26 @@ func (c *claimScanner) intern(b []byte) string {
 
 // copyPayload copies the payload into the claim's buffer. Each payload is
 // capped at its own length, so that appending to one never writes over the
-// next; a buffer that fills up is replaced, and payloads already handed out
-// keep the old one.
+// next; a buffer that fills up is replaced by one twice its size (up to
+// maxArena), and payloads already handed out keep the old one.
 func (c *claimScanner) copyPayload() []byte {
 	if c.payload == nil {
 		return nil
 	}
 	if cap(c.arena)-len(c.arena) < len(c.payload) {
-		c.arena = make([]byte, 0, max(cap(c.arena), len(c.payload)))
+		c.arena = make([]byte, 0, max(min(2*cap(c.arena), maxArena), minArena, len(c.payload)))
 	}
 	start := len(c.arena)
 	c.arena = append(c.arena, c.payload...)
 	return c.arena[start:len(c.arena):len(c.arena)]
 }
+
+// The bounds of a claim's payload buffer: small claims allocate little,
+// large ones a few buffers.
+const (
+	minArena = 4 << 10
+	maxArena = 1 << 20
+)
 
 func textPtr(t pgtype.Text) *string {
 	if !t.Valid {

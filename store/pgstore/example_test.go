@@ -58,7 +58,7 @@ func Example() {
 	fmt.Println("schema version:", pgstore.SchemaVersion)
 	fmt.Println("pending messages:", st.Pending)
 	// Output:
-	// schema version: 2
+	// schema version: 3
 	// pending messages: 0
 }
 

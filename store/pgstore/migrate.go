@@ -15,8 +15,9 @@ import (
 
 // SchemaVersion is the schema version this release of the store needs. New
 // refuses a schema below it with *ErrNotMigrated. Version 1 is the outbox
-// table, version 2 adds the inbox's processed_messages table.
-const SchemaVersion = 2
+// table, version 2 adds the inbox's processed_messages table, version 3
+// fills the outbox table's pages to half so that claims update rows in place.
+const SchemaVersion = 3
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS

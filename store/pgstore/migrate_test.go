@@ -185,7 +185,7 @@ func TestMigrationsAppliedExternally(t *testing.T) {
 }
 
 // A schema left at version 1 by the previous release is refused by New and
-// brought to version 2 by Migrate, its messages kept.
+// brought to SchemaVersion by Migrate, its messages kept.
 func TestMigrateUpgradesVersion1(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -209,8 +209,8 @@ func TestMigrateUpgradesVersion1(t *testing.T) {
 
 	_, err = New(ctx, sharedPool, WithSchema(schema))
 	var nm *ErrNotMigrated
-	if !errors.As(err, &nm) || *nm != (ErrNotMigrated{Schema: schema, Have: 1, Want: 2}) {
-		t.Fatalf("New on version 1 = %v, want ErrNotMigrated{Have: 1, Want: 2}", err)
+	if !errors.As(err, &nm) || *nm != (ErrNotMigrated{Schema: schema, Have: 1, Want: SchemaVersion}) {
+		t.Fatalf("New on version 1 = %v, want ErrNotMigrated{Have: 1, Want: SchemaVersion}", err)
 	}
 	if !reliar.IsPermanent(err) {
 		t.Errorf("ErrNotMigrated is not permanent")
@@ -226,8 +226,8 @@ func TestMigrateUpgradesVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
-	if err != nil || !slices.Equal(versions, []int{1, 2}) {
-		t.Fatalf("recorded versions = %v (%v), want [1 2]", versions, err)
+	if err != nil || !slices.Equal(versions, []int{1, 2, 3}) {
+		t.Fatalf("recorded versions = %v (%v), want [1 2 3]", versions, err)
 	}
 	s, err := New(ctx, sharedPool, WithSchema(schema), WithLogger(quietLogger()))
 	if err != nil {
@@ -256,4 +256,19 @@ func mustNames(t *testing.T, schema string) names {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// Version 3 leaves half of every new outbox page free, so that claims can
+// update rows in place.
+func TestMigratedOutboxFillsPagesToHalf(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	var opts []string
+	err := sharedPool.QueryRow(t.Context(), s.n.render(`SELECT reloptions FROM pg_class WHERE oid = '{{table}}'::regclass`)).Scan(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(opts, "fillfactor=50") {
+		t.Fatalf("outbox reloptions = %v, want fillfactor=50", opts)
+	}
 }

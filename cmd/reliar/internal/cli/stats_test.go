@@ -102,7 +102,7 @@ func TestOpsCommandsUnmigrated(t *testing.T) {
 		code int
 		want string
 	}{
-		{"postgres schema", pg.args, exitcode.Failure, "has no outbox table (schema version 0, need 2)"},
+		{"postgres schema", pg.args, exitcode.Failure, "has no outbox table (schema version 0, need 3)"},
 		{"empty sqlite file", []string{"--database-url", "sqlite://" + empty}, exitcode.Failure, "has no outbox table"},
 		{"missing sqlite file", []string{"--database-url", "sqlite://" + missing}, exitcode.Usage, "no SQLite database at"},
 	}
