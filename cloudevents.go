@@ -1,7 +1,9 @@
 package reliar
 
 import (
+	"cmp"
 	"fmt"
+	"iter"
 	"maps"
 	"strconv"
 	"strings"
@@ -44,56 +46,97 @@ const (
 // attributes under "ce-" names, its trace context as "traceparent" and
 // "tracestate", and its user headers as they are. A user header whose name
 // starts with "ce-" or equals a reserved name is overwritten by the
-// envelope's own attribute. Every publisher uses this one mapping.
+// envelope's own attribute. Every publisher uses this one mapping, as a map
+// here or pair by pair from [CloudEventHeadersSeq].
 func CloudEventHeaders(e *SerializedEnvelope) map[string]string {
 	h := make(map[string]string, len(e.Headers)+12)
-	for k, v := range e.Headers {
+	for k, v := range CloudEventHeadersSeq(e) {
 		h[k] = v
 	}
-	m := e.Metadata
-	set := func(k, v string) {
-		if v != "" {
-			h[k] = v
+	return h
+}
+
+// CloudEventHeadersSeq yields the headers of [CloudEventHeaders] one pair at
+// a time, each name once: first the user headers that no attribute
+// overwrites, in no particular order, then the attributes. Publishers that
+// build their broker's own header structure range over it instead of
+// building the intermediate map, once per message.
+func CloudEventHeadersSeq(e *SerializedEnvelope) iter.Seq2[string, string] {
+	return func(yield func(name, value string) bool) {
+		var buf [maxAttributes]headerPair
+		attrs := cloudEventAttributes(buf[:0], e)
+	user:
+		for k, v := range e.Headers {
+			for _, a := range attrs {
+				if a.name == k {
+					continue user
+				}
+			}
+			if !yield(k, v) {
+				return
+			}
+		}
+		for _, a := range attrs {
+			if !yield(a.name, a.value) {
+				return
+			}
 		}
 	}
-	h[HeaderID] = e.ID.String()
-	h[HeaderType] = e.MessageType
-	h[HeaderSpecVersion] = specVersion
-	h[HeaderSource] = DefaultSource
-	set(HeaderSource, m.Routing.Source)
+}
+
+// headerPair is one header of an envelope.
+type headerPair struct{ name, value string }
+
+// maxAttributes is the number of header names cloudEventAttributes can set.
+const maxAttributes = 20
+
+// cloudEventAttributes appends the envelope's own headers to attrs: the
+// attributes that are set, each once.
+func cloudEventAttributes(attrs []headerPair, e *SerializedEnvelope) []headerPair {
+	m := &e.Metadata
+	put := func(k, v string) { attrs = append(attrs, headerPair{k, v}) }
+	set := func(k, v string) {
+		if v != "" {
+			put(k, v)
+		}
+	}
+	put(HeaderID, e.ID.String())
+	put(HeaderType, e.MessageType)
+	put(HeaderSpecVersion, specVersion)
+	put(HeaderSource, cmp.Or(m.Routing.Source, DefaultSource))
 	t := e.CreatedAt
 	if m.Delivery.SentAt != nil {
 		t = *m.Delivery.SentAt
 	}
 	if !t.IsZero() {
-		h[HeaderTime] = t.UTC().Format(time.RFC3339Nano)
+		put(HeaderTime, t.UTC().Format(time.RFC3339Nano))
 	}
 	set(HeaderContentType, e.ContentType)
-	h[HeaderVersion] = strconv.Itoa(int(e.MessageVersion))
+	put(HeaderVersion, strconv.Itoa(int(e.MessageVersion)))
 	set(HeaderCorrelationID, m.Correlation.CorrelationID)
 	if c := m.Correlation.ConversationID; c != uuid.Nil {
-		h[HeaderConversationID] = c.String()
+		set(HeaderConversationID, c.String())
 	}
 	if c := m.Correlation.CausationID; c != nil {
-		h[HeaderCausationID] = c.String()
+		set(HeaderCausationID, c.String())
 	}
 	if r := m.Correlation.RequestID; r != nil {
-		h[HeaderRequestID] = r.String()
+		set(HeaderRequestID, r.String())
 	}
 	set(HeaderTenantID, m.TenantID)
 	set(HeaderDestination, m.Routing.Destination)
 	set(HeaderReplyTo, m.Routing.ReplyTo)
 	if x := m.Delivery.ExpiresAt; x != nil {
-		h[HeaderExpiresAt] = x.UTC().Format(time.RFC3339Nano)
+		set(HeaderExpiresAt, x.UTC().Format(time.RFC3339Nano))
 	}
 	set(HeaderDedupID, m.Delivery.DeduplicationID)
 	set(HeaderPartitionKey, e.OrderingKey)
 	if e.Sequence != 0 {
-		h[HeaderSequence] = strconv.FormatInt(e.Sequence, 10)
+		set(HeaderSequence, strconv.FormatInt(e.Sequence, 10))
 	}
 	set(HeaderTraceparent, m.Trace.Traceparent)
 	set(HeaderTracestate, m.Trace.Tracestate)
-	return h
+	return attrs
 }
 
 // EnvelopeFromHeaders is the reverse of [CloudEventHeaders], for consumers

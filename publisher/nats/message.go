@@ -23,15 +23,22 @@ func (p *Publisher) message(env *reliar.SerializedEnvelope) (*nats.Msg, error) {
 			return nil, fmt.Errorf("%w: user header %q is in the reserved Nats- namespace", ErrInvalidHeader, k)
 		}
 	}
-	ce := reliar.CloudEventHeaders(env)
-	h := make(nats.Header, len(ce)+1)
-	for k, v := range ce {
+	// One map and one backing array of values per message: the header
+	// block is built for every message published.
+	n := len(env.Headers) + 16
+	h := make(nats.Header, n)
+	vals := make([]string, 0, n)
+	add := func(k, v string) {
+		vals = append(vals, v)
+		h[k] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	for k, v := range reliar.CloudEventHeadersSeq(env) {
 		if err := validHeader(k, v); err != nil {
 			return nil, err
 		}
-		h.Set(k, v)
+		add(k, v)
 	}
-	h.Set(jetstream.MsgIDHeader, env.ID.String())
+	add(jetstream.MsgIDHeader, h[reliar.HeaderID][0])
 	return &nats.Msg{Subject: subject, Header: h, Data: env.Payload}, nil
 }
 
