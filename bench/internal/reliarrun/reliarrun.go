@@ -40,6 +40,8 @@ type Variant struct {
 	Publisher func(s *sink.Sink) reliar.Publisher
 	// StoreOptions are added to the store's options.
 	StoreOptions []pgstore.Option
+	// Dispatchers is the number of dispatchers sharing the store; 0 means 1.
+	Dispatchers int
 }
 
 // Defaults is Reliar with outbox.DefaultSettings and a plain Publisher.
@@ -78,9 +80,22 @@ func AsyncDelete() Variant {
 	return Variant{Name: "reliar async+delete", StoreOptions: []pgstore.Option{pgstore.WithAsyncCommit(), pgstore.WithDeleteOnComplete()}}
 }
 
-// Options returns the store option variants, which run only when named
-// with -only.
-func Options() []Variant { return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete()} }
+// InFlight is Reliar at default settings with MaxInFlight n: an
+// experiment for retuning the default.
+func InFlight(n int) Variant {
+	return Variant{Name: fmt.Sprintf("reliar in-flight %d", n), Tune: func(s *outbox.Settings) { s.MaxInFlight = n }}
+}
+
+// TwoDispatchers is two dispatchers at default settings on one store: the
+// raw loop's concurrency (two claims at once), where one dispatcher has at
+// most one claim in flight.
+func TwoDispatchers() Variant { return Variant{Name: "reliar 2 dispatchers", Dispatchers: 2} }
+
+// Options returns the variants that run only when named with -only: the
+// store options, the MaxInFlight experiments and two dispatchers.
+func Options() []Variant {
+	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), InFlight(1024), InFlight(1536), InFlight(2048), TwoDispatchers()}
+}
 
 // System returns the harness system of v.
 func (v Variant) System() harness.System {
@@ -144,19 +159,25 @@ func (t *target) Start(ctx context.Context, s *sink.Sink) (func(context.Context)
 	case t.v.Batch:
 		pub = BatchPublisher{Publisher{Sink: s}}
 	}
-	d, err := outbox.New(t.store, pub, settings, outbox.WithLogger(quietlog.New()))
-	if err != nil {
-		return nil, fmt.Errorf("reliarrun: new dispatcher: %w", err)
+	ds := make([]*outbox.Dispatcher, max(t.v.Dispatchers, 1))
+	for i := range ds {
+		d, err := outbox.New(t.store, pub, settings, outbox.WithLogger(quietlog.New()))
+		if err != nil {
+			return nil, fmt.Errorf("reliarrun: new dispatcher: %w", err)
+		}
+		ds[i] = d
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	var runErr error
-	wg.Go(func() { runErr = d.Run(rctx) })
+	runErrs := make([]error, len(ds))
+	for i, d := range ds {
+		wg.Go(func() { runErrs[i] = d.Run(rctx) })
+	}
 	return func(context.Context) error {
 		cancel()
 		wg.Wait()
-		if runErr != nil {
-			return fmt.Errorf("reliarrun: dispatcher: %w", runErr)
+		if err := errors.Join(runErrs...); err != nil {
+			return fmt.Errorf("reliarrun: dispatcher: %w", err)
 		}
 		return nil
 	}, nil
