@@ -76,7 +76,7 @@ func NewRow(ctx context.Context, o reliar.Outgoing, ser reliar.Serializer, maxPa
 	typ, version := reliar.TypeOf(o.Body)
 	m := o.Metadata
 	m.Delivery.ContentType = ser.ContentType()
-	meta, err := json.Marshal(newMetadataDoc(&m))
+	meta, err := encodeMetadata(&m)
 	if err != nil {
 		return Row{}, fmt.Errorf("outbox: encode metadata of %s: %w", o.ID, err)
 	}

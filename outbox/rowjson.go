@@ -245,3 +245,105 @@ func scanHeaders(b []byte) (map[string]string, bool) {
 	}
 	return h, true
 }
+
+// encodeMetadata encodes the metadata document of m exactly as
+// json.Marshal(newMetadataDoc(m)) does, without reflection when every
+// string is plain printable ASCII (nothing encoding/json would escape);
+// anything else goes through encoding/json.
+func encodeMetadata(m *reliar.Metadata) ([]byte, error) {
+	if b, ok := appendMetadataDoc(make([]byte, 0, 96), m); ok {
+		return b, nil
+	}
+	return json.Marshal(newMetadataDoc(m))
+}
+
+// appendMetadataDoc writes the document: members in declaration order, empty
+// strings and nil times left out (omitempty), parts that would be empty
+// left out (omitzero).
+func appendMetadataDoc(b []byte, m *reliar.Metadata) ([]byte, bool) {
+	w := docWriter{b: append(b, '{'), ok: true}
+	if t := m.Trace; t != (reliar.Trace{}) {
+		w.open("trace")
+		w.str("traceparent", t.Traceparent)
+		w.str("tracestate", t.Tracestate)
+		w.close()
+	}
+	if r := m.Routing; r != (reliar.Routing{}) {
+		w.open("routing")
+		w.str("source", r.Source)
+		w.str("destination", r.Destination)
+		w.str("reply_to", r.ReplyTo)
+		w.close()
+	}
+	if d := m.Delivery; d.SentAt != nil || d.DeduplicationID != "" {
+		w.open("delivery")
+		w.time("sent_at", d.SentAt)
+		w.str("deduplication_id", d.DeduplicationID)
+		w.close()
+	}
+	w.b = append(w.b, '}')
+	return w.b, w.ok
+}
+
+// docWriter appends the members of nested objects; ok turns false on a
+// value it cannot write exactly as encoding/json would.
+type docWriter struct {
+	b     []byte
+	ok    bool
+	first bool // no member written yet at the current level
+	outer bool // a member written at the top level
+}
+
+func (w *docWriter) open(name string) {
+	if w.outer {
+		w.b = append(w.b, ',')
+	}
+	w.outer = true
+	w.b = append(w.b, '"')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, `":{`...)
+	w.first = true
+}
+
+func (w *docWriter) close() { w.b = append(w.b, '}') }
+
+func (w *docWriter) key(name string) {
+	if !w.first {
+		w.b = append(w.b, ',')
+	}
+	w.first = false
+	w.b = append(w.b, '"')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, `":`...)
+}
+
+func (w *docWriter) str(name, v string) {
+	if v == "" {
+		return
+	}
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			w.ok = false
+			return
+		}
+	}
+	w.key(name)
+	w.b = append(w.b, '"')
+	w.b = append(w.b, v...)
+	w.b = append(w.b, '"')
+}
+
+func (w *docWriter) time(name string, t *time.Time) {
+	if t == nil {
+		return
+	}
+	w.key(name)
+	w.b = append(w.b, '"')
+	var err error
+	if w.b, err = t.AppendText(w.b); err != nil {
+		w.ok = false
+		return
+	}
+	w.b = append(w.b, '"')
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/reliar/reliar"
 )
@@ -122,4 +123,63 @@ func FuzzDecodeHeaders(f *testing.F) {
 		f.Add([]byte(doc))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkHeaders(t, b) })
+}
+
+// metadataValues are the metadata documents NewRow is asked to encode:
+// plain, empty, and values encoding/json escapes or refuses.
+func metadataValues() []reliar.Metadata {
+	sent := time.Date(2026, 11, 30, 2, 9, 45, 123456789, time.UTC)
+	local := time.Date(2026, 11, 30, 2, 9, 45, 0, time.FixedZone("x", 3600))
+	zero := time.Time{}
+	far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	return []reliar.Metadata{
+		{},
+		{Delivery: reliar.Delivery{SentAt: &sent}},
+		{Delivery: reliar.Delivery{SentAt: &local, DeduplicationID: "d-1"}},
+		{Delivery: reliar.Delivery{SentAt: &zero}},
+		{Delivery: reliar.Delivery{SentAt: &far}},
+		{Delivery: reliar.Delivery{DeduplicationID: "only"}},
+		{Trace: reliar.Trace{Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}},
+		{Trace: reliar.Trace{Tracestate: "k=v"}, Routing: reliar.Routing{ReplyTo: "r"}},
+		{Routing: reliar.Routing{Source: "orders", Destination: "billing", ReplyTo: "x"}, Delivery: reliar.Delivery{SentAt: &sent}},
+		{Routing: reliar.Routing{Source: "a<b>&c"}},
+		{Routing: reliar.Routing{Source: "quote\"back\\slash"}},
+		{Routing: reliar.Routing{Source: "zürich"}},
+		{Routing: reliar.Routing{Source: "bad\xff"}},
+		{Routing: reliar.Routing{Source: "tab\tnl\n"}},
+		{TenantID: "acme", Delivery: reliar.Delivery{ContentType: "x", SentAt: &sent}}, // columns of their own: not in the document
+	}
+}
+
+// The encoder writes exactly what encoding/json writes.
+func TestEncodeMetadataMatchesEncodingJSON(t *testing.T) {
+	for _, m := range metadataValues() {
+		checkEncode(t, m)
+	}
+}
+
+func checkEncode(t *testing.T, m reliar.Metadata) {
+	t.Helper()
+	want, wantErr := json.Marshal(newMetadataDoc(&m))
+	got, err := encodeMetadata(&m)
+	if (err != nil) != (wantErr != nil) || string(got) != string(want) {
+		t.Fatalf("%+v:\n got %s (%v)\nwant %s (%v)", m, got, err, want, wantErr)
+	}
+}
+
+func FuzzEncodeMetadata(f *testing.F) {
+	f.Add("00-ab-01", "", "orders", "", "", "d", int64(1764468585123456789), true)
+	f.Add("", "k=v", "", "b<", "\"", "", int64(0), false)
+	f.Fuzz(func(t *testing.T, tp, ts, src, dst, reply, dedup string, nanos int64, withTime bool) {
+		m := reliar.Metadata{
+			Trace:   reliar.Trace{Traceparent: tp, Tracestate: ts},
+			Routing: reliar.Routing{Source: src, Destination: dst, ReplyTo: reply},
+		}
+		m.Delivery.DeduplicationID = dedup
+		if withTime {
+			sent := time.Unix(0, nanos).In(time.FixedZone("f", int(nanos%50000)))
+			m.Delivery.SentAt = &sent
+		}
+		checkEncode(t, m)
+	})
 }

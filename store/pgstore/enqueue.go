@@ -93,7 +93,7 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 	n := len(msgs)
 	var (
 		ids          = make([]reliar.MessageID, n)
-		idArg        = make([]pgtype.UUID, n)
+		idArg        = make([][16]byte, n)
 		types        = make([]string, n)
 		versions     = make([]int32, n)
 		correlations = make([]pgtype.Text, n)
@@ -105,8 +105,8 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 		tenants      = make([]pgtype.Text, n)
 		expires      = make([]pgtype.Timestamptz, n)
 		keys         = make([]pgtype.Text, n)
-		metadata     = make([]jsonDoc, n)
-		headers      = make([]jsonDoc, n)
+		metadata     = make([][]byte, n)
+		headers      = make([][]byte, n)
 		metaVersions = make([]pgtype.Int4, n)
 		available    = make([]pgtype.Timestamptz, n)
 	)
@@ -116,7 +116,7 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 			return nil, nil, fmt.Errorf("pgstore: enqueue message %d of %d: %w", i+1, n, err)
 		}
 		ids[i] = r.ID
-		idArg[i] = pgtype.UUID{Bytes: r.ID, Valid: true}
+		idArg[i] = r.ID
 		types[i] = r.MessageType
 		versions[i] = int32(r.MessageVersion)
 		correlations[i] = text(r.CorrelationID)
@@ -131,15 +131,19 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 		tenants[i] = text(r.TenantID)
 		expires[i] = timestamptz(r.ExpiresAt)
 		keys[i] = text(r.OrderingKey)
-		metadata[i] = jsonDoc(r.Metadata)
-		headers[i] = jsonDoc(r.Headers)
+		metadata[i] = r.Metadata
+		headers[i] = r.Headers
 		if r.MetadataVersion != nil {
 			metaVersions[i] = pgtype.Int4{Int32: int32(*r.MetadataVersion), Valid: true}
 		}
 		available[i] = timestamptz(r.AvailableAt)
 	}
-	args := []any{nil, idArg, types, versions, correlations, convs, causations, requests,
-		contentTypes, payloads, tenants, expires, keys, metadata, headers, metaVersions, available}
+	args := []any{nil, idArg, types, versions,
+		compactArray(correlations, textValue), compactArray(convs, uuidValue),
+		compactArray(causations, uuidValue), compactArray(requests, uuidValue),
+		contentTypes, payloads, compactArray(tenants, textValue), compactArray(expires, timeValue),
+		compactArray(keys, textValue), compactArray(metadata, docValue), compactArray(headers, docValue),
+		compactArray(metaVersions, int4Value), compactArray(available, timeValue)}
 	return args, ids, nil
 }
 

@@ -107,15 +107,15 @@ func awaitSettled(ctx context.Context, xid string) error {
 	}
 }
 
-func rawJSON(b []byte) jsonDoc {
+func rawJSON(b []byte) []byte {
 	if len(b) == 0 {
 		return nil
 	}
 	if json.Valid(b) {
-		return jsonDoc(b)
+		return b
 	}
 	quoted, _ := json.Marshal(string(b))
-	return jsonDoc(quoted)
+	return quoted
 }
 
 func nonEmptyOr(s, def string) string {

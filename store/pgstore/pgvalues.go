@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"database/sql/driver"
 	"time"
 
 	"github.com/google/uuid"
@@ -9,16 +8,38 @@ import (
 	"github.com/reliar/reliar/outbox"
 )
 
-// jsonDoc is a JSON document sent as jsonb; nil is SQL NULL.
-type jsonDoc []byte
-
-// Value implements driver.Valuer: pgx sends the text of the document.
-func (d jsonDoc) Value() (driver.Value, error) {
-	if d == nil {
-		return nil, nil
+// compactArray returns one array parameter of the enqueue statement's
+// multi-argument unnest in the cheapest form to send. With no NULL it is
+// the plain values, a slice type pgx encodes without reflection; with only
+// NULLs it is an empty array, which unnest pads with NULLs for every row,
+// so nothing is encoded or parsed; otherwise vals as they are. Most columns
+// of a typical batch are all NULL (causation, tenant, expiry, ordering key,
+// headers…) or never NULL (conversation id, metadata version).
+func compactArray[T, V any](vals []T, get func(T) (V, bool)) any {
+	nulls := 0
+	for _, v := range vals {
+		if _, ok := get(v); !ok {
+			nulls++
+		}
 	}
-	return string(d), nil
+	switch nulls {
+	case 0:
+		plain := make([]V, len(vals))
+		for i, v := range vals {
+			plain[i], _ = get(v)
+		}
+		return plain
+	case len(vals):
+		return []V{}
+	}
+	return vals
 }
+
+func uuidValue(u pgtype.UUID) ([16]byte, bool)         { return u.Bytes, u.Valid }
+func textValue(t pgtype.Text) (string, bool)           { return t.String, t.Valid }
+func int4Value(i pgtype.Int4) (int32, bool)            { return i.Int32, i.Valid }
+func timeValue(t pgtype.Timestamptz) (time.Time, bool) { return t.Time, t.Valid }
+func docValue(d []byte) ([]byte, bool)                 { return d, d != nil }
 
 func text(s *string) pgtype.Text {
 	if s == nil {
@@ -43,12 +64,12 @@ func timestamptz(t *time.Time) pgtype.Timestamptz {
 
 // leaseArgs splits leases into the id and token arrays of the fenced
 // outcome statements.
-func leaseArgs(leases []outbox.Lease) ([]pgtype.UUID, []pgtype.UUID) {
-	ids := make([]pgtype.UUID, len(leases))
-	tokens := make([]pgtype.UUID, len(leases))
+// They are [][16]byte, which pgx encodes without reflection.
+func leaseArgs(leases []outbox.Lease) ([][16]byte, [][16]byte) {
+	ids := make([][16]byte, len(leases))
+	tokens := make([][16]byte, len(leases))
 	for i, l := range leases {
-		ids[i] = pgtype.UUID{Bytes: l.ID, Valid: true}
-		tokens[i] = pgtype.UUID{Bytes: l.Token, Valid: true}
+		ids[i], tokens[i] = l.ID, l.Token
 	}
 	return ids, tokens
 }
