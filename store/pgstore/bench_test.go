@@ -212,4 +212,3 @@ func BenchmarkEnqueueConcurrent(b *testing.B) {
 		}
 	}
 }
-
