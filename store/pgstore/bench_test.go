@@ -17,22 +17,28 @@ import (
 // benchEnqueue measures transactions of perTx messages each through Enqueue.
 func benchEnqueue(b *testing.B, perTx int, opts ...Option) {
 	s := newStore(b, opts...)
-	ctx := b.Context()
 	msgs := make([]reliar.Outgoing, perTx)
 	b.ReportAllocs()
 	for b.Loop() {
-		for i := range msgs {
-			msgs[i] = reliar.NewMsg(orderPlaced{OrderID: "o-1"})
-		}
-		err := pgx.BeginFunc(ctx, sharedPool, func(tx pgx.Tx) error {
-			_, err := s.Enqueue(ctx, tx, msgs...)
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		enqueueOrders(b, s, msgs)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perTx), "ns/msg")
+}
+
+// enqueueOrders commits len(msgs) new order messages in one transaction,
+// reusing msgs.
+func enqueueOrders(b *testing.B, s *Store, msgs []reliar.Outgoing) {
+	b.Helper()
+	for i := range msgs {
+		msgs[i] = reliar.NewMsg(orderPlaced{OrderID: "o-1"})
+	}
+	err := pgx.BeginFunc(b.Context(), sharedPool, func(tx pgx.Tx) error {
+		_, err := s.Enqueue(b.Context(), tx, msgs...)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
 }
 
 // BenchmarkEnqueue is one message per transaction.
@@ -102,17 +108,9 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::int4[], $4::uuid[], $5::text[],
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		for i := range msgs {
-			msgs[i] = reliar.NewMsg(orderPlaced{OrderID: "o-1"})
-		}
-		err := pgx.BeginFunc(ctx, sharedPool, func(tx pgx.Tx) error {
-			_, err := s.Enqueue(ctx, tx, msgs...)
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		enqueueOrders(b, s, msgs)
 		mid := time.Now()
+		var err error
 		for i := range perTx {
 			ids[i] = pgtype.UUID{Bytes: reliar.NewMessageID(), Valid: true}
 			types[i], versions[i], ctypes[i] = "orders.placed", 1, "application/json"

@@ -36,15 +36,7 @@ FROM generate_series(1, 100000) AS g`)
 		{"stats", s.sql.stats, nil, []string{"outbox_pending_idx", "outbox_dead_idx"}},
 	}
 	for _, tt := range tests {
-		rows, err := sharedPool.Query(ctx, "EXPLAIN "+tt.sql, tt.args...)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := explain(t, sharedPool, "EXPLAIN "+tt.sql, tt.args...)
 		t.Logf("%s:\n%s", tt.name, plan)
 		for _, idx := range tt.want {
 			if !strings.Contains(plan, idx) {
@@ -108,18 +100,26 @@ SELECT gen_random_uuid(), 'bulk', '\x7b7d', gen_random_uuid() FROM generate_seri
 			}
 			defer conn.Exec(context.WithoutCancel(ctx), "DEALLOCATE "+name)
 			args := strings.NewReplacer("$1", "ARRAY[gen_random_uuid()]", "$2", "ARRAY[gen_random_uuid()]").Replace(st.args)
-			rows, err := tx.Query(ctx, "EXPLAIN EXECUTE "+name+"("+args+")")
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan := strings.Join(lines, "\n")
+			plan := explain(t, tx, "EXPLAIN EXECUTE "+name+"("+args+")")
 			if strings.Contains(plan, "Seq Scan") || !strings.Contains(plan, "outbox_pkey") {
 				t.Errorf("%s does not go through the primary key:\n%s", st.name, plan)
 			}
 		})
 	}
+}
+
+// explain runs an EXPLAIN statement and returns the plan as one text.
+func explain(t *testing.T, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, sql string, args ...any) string {
+	t.Helper()
+	rows, err := q.Query(t.Context(), sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return strings.Join(lines, "\n")
 }

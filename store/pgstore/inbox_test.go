@@ -481,15 +481,7 @@ FROM generate_series(1, 50000) AS g`)
 	if _, err := sharedPool.Exec(ctx, s.n.render(`ANALYZE {{schema}}.processed_messages`)); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := sharedPool.Query(ctx, "EXPLAIN "+s.sql.purgeProcessed, micros(12*time.Hour), 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := strings.Join(lines, "\n")
+	plan := explain(t, sharedPool, "EXPLAIN "+s.sql.purgeProcessed, micros(12*time.Hour), 1000)
 	if !strings.Contains(plan, "processed_messages_processed_at_idx") || strings.Contains(plan, "Seq Scan") {
 		t.Errorf("the purge does not walk processed_messages_processed_at_idx:\n%s", plan)
 	}
