@@ -23,7 +23,18 @@ func jetStreamSystems(c config) []harness.System {
 		jetstreamrun.Reliar(c.natsURL, reliarrun.Batch512()),
 		jetstreamrun.HandWritten(c.natsURL),
 	}
-	return slices.DeleteFunc(all, func(s harness.System) bool { return len(c.only) > 0 && !slices.Contains(c.only, s.Name) })
+	// Variants that run only when named, like the drain scenario's.
+	var named []harness.System
+	for _, v := range reliarrun.Options() {
+		named = append(named, jetstreamrun.Reliar(c.natsURL, v))
+	}
+	all = slices.DeleteFunc(all, func(s harness.System) bool { return len(c.only) > 0 && !slices.Contains(c.only, s.Name) })
+	for _, s := range named {
+		if slices.Contains(c.only, s.Name) {
+			all = append(all, s)
+		}
+	}
+	return all
 }
 
 // jetStreamTable formats the jetstream results, or returns "" when there
