@@ -43,33 +43,47 @@ func (p *Publisher) message(env *reliar.SerializedEnvelope) (*nats.Msg, error) {
 }
 
 // validSubject accepts a publish subject: dot-separated non-empty tokens
-// of printable characters, without whitespace or wildcards.
+// of printable characters, without whitespace or wildcards. It checks
+// bytes: every byte of a multi-byte character is above 0x7f, so only ASCII
+// can be refused, as with a check of runes.
 func validSubject(s string) error {
 	if s == "" {
 		return fmt.Errorf("%w: empty", ErrInvalidSubject)
 	}
-	for tok := range strings.SplitSeq(s, ".") {
-		if tok == "" || tok == "*" || tok == ">" {
-			return fmt.Errorf("%w: %q", ErrInvalidSubject, s)
-		}
-		for _, r := range tok {
-			if r <= ' ' || r == 0x7f {
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if c := s[i]; c <= ' ' || c == 0x7f {
 				return fmt.Errorf("%w: %q", ErrInvalidSubject, s)
 			}
+			continue
 		}
+		if tok := s[start:i]; tok == "" || tok == "*" || tok == ">" {
+			return fmt.Errorf("%w: %q", ErrInvalidSubject, s)
+		}
+		start = i + 1
 	}
 	return nil
 }
 
 // validHeader refuses what the NATS header block cannot carry: a name with
 // a separator or control character, a value with a line break or other
-// control character. Values are never printed: they may be sensitive.
+// control character. Values are never printed: they may be sensitive. Like
+// validSubject it checks bytes, which refuses exactly what a check of runes
+// would: it runs for every header of every message.
 func validHeader(name, value string) error {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == ':' || r == 0x7f }) {
+	if name == "" {
 		return fmt.Errorf("%w: name %q", ErrInvalidHeader, name)
 	}
-	if strings.ContainsFunc(value, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }) {
-		return fmt.Errorf("%w: value of %q has a control character", ErrInvalidHeader, name)
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c <= ' ' || c == ':' || c == 0x7f {
+			return fmt.Errorf("%w: name %q", ErrInvalidHeader, name)
+		}
+	}
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return fmt.Errorf("%w: value of %q has a control character", ErrInvalidHeader, name)
+		}
 	}
 	return nil
 }
