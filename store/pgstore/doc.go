@@ -112,6 +112,14 @@
 // neither, so they are unaffected. Drain throughput did not change beyond
 // the noise.
 //
+// The outbox table fills its pages to half (schema version 3), so that the
+// row update of a claim usually stays on its page and writes no index
+// entry; pending rows take about twice the space. Claims, outcome writes
+// and renewals run with sequential scans turned off for their transaction:
+// they only ever want their indexes, and a plan a connection cached while
+// the table was small would otherwise keep scanning the whole table as it
+// grows. BENCHMARKS.md has the measurements of both.
+//
 // # Inbox
 //
 // [Store.Inbox] returns an inbox.Marker[pgx.Tx], [Store.InboxSQL] an
