@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"io"
 	"testing"
 	"time"
@@ -39,5 +41,31 @@ func TestSummarise(t *testing.T) {
 	}
 	if got := summarise(nil, time.Second); got != (callStats{}) {
 		t.Fatalf("summarise(nil) = %+v", got)
+	}
+}
+
+func TestWaitDrained(t *testing.T) {
+	calls := 0
+	pending := func(context.Context) (int64, error) {
+		calls++
+		return int64(3 - calls), nil
+	}
+	polls := 0
+	delivered := func() bool { polls++; return polls > 2 }
+	if err := waitDrained(t.Context(), pending, delivered); err != nil {
+		t.Fatal(err)
+	}
+	if polls != 3 || calls != 3 {
+		t.Fatalf("delivered polled %d times, pending %d times; want 3 and 3", polls, calls)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := waitDrained(ctx, pending, func() bool { return false }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled wait = %v", err)
+	}
+	failing := func(context.Context) (int64, error) { return 0, errors.New("down") }
+	if err := waitDrained(t.Context(), failing, func() bool { return true }); err == nil {
+		t.Fatal("a failing count did not end the wait")
 	}
 }

@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	var timed *timedStore
 	if c.raw {
-		err = drainRaw(ctx, pool, c.messages)
+		err = drainRaw(ctx, env, c.messages)
 	} else {
 		timed, err = drainReliar(ctx, store, c)
 	}
