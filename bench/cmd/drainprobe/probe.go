@@ -62,15 +62,22 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	var raw *rawLoop
+	if c.raw {
+		if raw, err = openRaw(ctx, env); err != nil {
+			return err
+		}
+	}
 	before, err := sample()
 	if err != nil {
 		return err
 	}
+	var drain time.Duration
 	var timed *timedStore
-	if c.raw {
-		err = drainRaw(ctx, env, c.messages)
-	} else {
-		timed, err = drainReliar(ctx, store, c)
+	if raw != nil {
+		drain, err = raw.drain(ctx, c.messages)
+	} else if timed, err = drainReliar(ctx, store, c); err == nil {
+		drain = timed.end.Sub(timed.start)
 	}
 	if err != nil {
 		return err
@@ -83,7 +90,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	report(out, c, before, after, hot, all, timed)
+	report(out, c, drain, before, after, hot, all, timed)
 	return nil
 }
 

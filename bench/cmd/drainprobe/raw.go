@@ -7,33 +7,48 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reliar/reliar/bench/internal/harness"
 	"github.com/reliar/reliar/bench/internal/pgenv"
 	"github.com/reliar/reliar/bench/internal/rawsql"
 	"github.com/reliar/reliar/bench/internal/sink"
 )
 
-// drainRaw drains the rows with the peer harness's pinned raw-SQL loop
-// (bench/internal/rawsql: two workers, claims of 500, completion by
-// id = ANY) and returns once every row is marked published. Like the
-// harness, it counts deliveries first and asks the database only once all
-// have arrived.
-func drainRaw(ctx context.Context, env pgenv.Env, n int) error {
-	var delivered atomic.Int64
+// rawLoop is the peer harness's pinned raw-SQL loop (bench/internal/rawsql:
+// two workers, claims of 500, completion by id = ANY), opened on the run's
+// schema with a delivery counter.
+type rawLoop struct {
+	target    harness.Target
+	delivered *atomic.Int64
+}
+
+// openRaw opens the loop; opening (a pool, the idempotent migration) is not
+// part of the drain.
+func openRaw(ctx context.Context, env pgenv.Env) (*rawLoop, error) {
+	delivered := new(atomic.Int64)
 	count := func(_ context.Context, _ *sink.Sink, batch []rawsql.Claimed) error {
 		delivered.Add(int64(len(batch)))
 		return nil
 	}
 	t, err := rawsql.Open(ctx, env, count)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer t.Close(context.WithoutCancel(ctx))
-	stop, err := t.Start(ctx, nil)
+	return &rawLoop{target: t, delivered: delivered}, nil
+}
+
+// drain starts the loop and returns how long it took until every row was
+// marked published; stopping the loop is not part of it. Like the harness,
+// it counts deliveries first and asks the database only once all have
+// arrived.
+func (r *rawLoop) drain(ctx context.Context, n int) (time.Duration, error) {
+	start := time.Now()
+	stop, err := r.target.Start(ctx, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	err = waitDrained(ctx, t.Pending, func() bool { return delivered.Load() >= int64(n) })
-	return errors.Join(err, stop(ctx))
+	err = waitDrained(ctx, r.target.Pending, func() bool { return r.delivered.Load() >= int64(n) })
+	took := time.Since(start)
+	return took, errors.Join(err, stop(ctx), r.target.Close(context.WithoutCancel(ctx)))
 }
 
 // waitDrained waits until delivered reports every message, then until

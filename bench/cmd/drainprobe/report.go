@@ -15,13 +15,12 @@ import (
 
 // snapshot is the state read before and after a drain.
 type snapshot struct {
-	at                time.Time
 	self              time.Duration // this process's CPU time
 	busy, total, wait float64       // machine CPU ticks: busy, all, iowait
 }
 
 func sample() (snapshot, error) {
-	s := snapshot{at: time.Now()}
+	var s snapshot
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return s, err
@@ -63,14 +62,13 @@ FROM pg_stat_user_tables WHERE relid = 'outbox'::regclass`).Scan(&hot, &all)
 	return hot, all, err
 }
 
-func report(out io.Writer, c config, before, after snapshot, hot, all int64, timed *timedStore) {
-	drain := after.at.Sub(before.at)
+// report prints one drain: its rate over drain (the dispatcher's or the raw
+// loop's own start to the last row marked published), and CPU over the
+// samples around it.
+func report(out io.Writer, c config, drain time.Duration, before, after snapshot, hot, all int64, timed *timedStore) {
 	who := "reliar"
 	if c.raw {
 		who = "raw loop"
-	}
-	if timed != nil {
-		drain = timed.end.Sub(timed.start)
 	}
 	fmt.Fprintf(out, "%s: %d messages in %v: %.0f msg/s\n", who, c.messages, drain.Round(time.Millisecond), float64(c.messages)/drain.Seconds())
 	ticks := after.total - before.total
