@@ -12,6 +12,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/chaos/internal/rig"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/store/pgstore"
 )
 
@@ -75,7 +76,7 @@ func TestOversizedPayloadRefusedNothingElseLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := reliar.NewMsg(rig.Event{N: -1})
-	huge := reliar.NewMsg(big{Data: strings.Repeat("x", outbox.DefaultMaxPayloadBytes+1)})
+	huge := reliar.NewMsg(big{Data: strings.Repeat("x", outboxdriver.DefaultMaxPayloadBytes+1)})
 	err := r.EnqueueTx(ctx, small, huge)
 	var tooLarge *outbox.PayloadTooLargeError
 	if !errors.As(err, &tooLarge) || !errors.Is(err, outbox.ErrPayloadTooLarge) {

@@ -11,6 +11,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // completionCounter signals when n rows have been completed.
@@ -20,7 +21,7 @@ type completionCounter struct {
 	done chan struct{}
 }
 
-func (c *completionCounter) Complete(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (c *completionCounter) Complete(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	n, err := c.Store.Complete(ctx, leases)
 	if c.left.Add(-n) == 0 {
 		close(c.done)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func TestBrokerDownThirtyMinutesDeadLettersNothing(t *testing.T) {
@@ -105,7 +106,7 @@ func TestLapsedReclaimPastMaxClaimsGoesDead(t *testing.T) {
 		s.MaxClaims = 3
 		// Three holders crash in turn: each claims and lets the lease lapse.
 		for range s.MaxClaims + 1 {
-			b, err := store.Store.Acquire(context.Background(), outbox.AcquireRequest{Worker: "crashy", BatchSize: 1, Lease: time.Second, MaxClaims: s.MaxClaims})
+			b, err := store.Store.Acquire(context.Background(), outboxdriver.AcquireRequest{Worker: "crashy", BatchSize: 1, Lease: time.Second, MaxClaims: s.MaxClaims})
 			if err != nil || len(b.Records) != 1 {
 				t.Fatalf("crashing claim: %+v %v", b, err)
 			}

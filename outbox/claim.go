@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 type acquireResult struct {
-	batch AcquiredBatch
+	batch outboxdriver.AcquiredBatch
 	err   error
 	want  int
 	probe bool
@@ -16,7 +17,7 @@ type acquireResult struct {
 
 // subscribe listens to the store's wake-ups when it has them.
 func (l *loop) subscribe(ctx context.Context) {
-	n, ok := l.d.store.(Notifier)
+	n, ok := l.d.store.(outboxdriver.Notifier)
 	if !ok || !l.d.wakeups || !l.d.store.Capabilities().Notify {
 		return
 	}
@@ -61,7 +62,7 @@ func (l *loop) maybeClaim(now time.Time) {
 	probe := l.breaker.open
 	l.acquiring = want
 	l.woke = false
-	req := AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
+	req := outboxdriver.AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
 	l.goStore(func(ctx context.Context) {
 		ctx, span := l.d.tracer.StartClaim(ctx, l.worker, want)
 		b, err := l.d.store.Acquire(ctx, req)
@@ -152,7 +153,7 @@ func (l *loop) onWake(now time.Time) {
 // onReclaimed notes a lapsed reclaim, and counts it when its previous claim
 // is older than the broker's dedup window: a duplicate the broker will not
 // drop, if the previous holder had published.
-func (l *loop) onReclaimed(rec *Record, now time.Time) {
+func (l *loop) onReclaimed(rec *outboxdriver.Record, now time.Time) {
 	id := rec.Envelope.ID
 	dw, ok := l.d.pub.(reliar.DedupWindower)
 	if !ok || rec.PrevClaimedAt == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func TestClaimNeverExceedsMaxInFlight(t *testing.T) {
@@ -173,7 +174,7 @@ func TestWakeupDuringClaimClaimsAgainAfterIt(t *testing.T) {
 func TestPoisonCountedAndBatchContinues(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newFaultStore()
-		bad := outbox.Row{ID: reliar.NewMessageID(), MessageType: "orders.placed", Payload: []byte(`{}`), Metadata: []byte(`{not json`)}
+		bad := outboxdriver.Row{ID: reliar.NewMessageID(), MessageType: "orders.placed", Payload: []byte(`{}`), Metadata: []byte(`{not json`)}
 		if err := store.InsertRow(bad); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // EventKind names something that happened to rows in a dispatcher.
@@ -90,7 +91,7 @@ func (l *loop) emit(kind EventKind, ids []reliar.MessageID, err error) {
 
 func (l *loop) emitted() bool { return l.d.events != nil }
 
-func idsOf(leases []Lease) []reliar.MessageID {
+func idsOf(leases []outboxdriver.Lease) []reliar.MessageID {
 	ids := make([]reliar.MessageID, len(leases))
 	for i, l := range leases {
 		ids[i] = l.ID

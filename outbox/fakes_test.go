@@ -10,6 +10,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // order is the message body used by the dispatcher's tests.
@@ -79,16 +80,16 @@ func (f *faultStore) callsOf(op string) []call {
 	return out
 }
 
-func (f *faultStore) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
+func (f *faultStore) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (outboxdriver.AcquiredBatch, error) {
 	done, err := f.before(ctx, "acquire", req.BatchSize)
 	if err != nil {
-		return outbox.AcquiredBatch{}, err
+		return outboxdriver.AcquiredBatch{}, err
 	}
 	defer done()
 	return f.Store.Acquire(ctx, req)
 }
 
-func (f *faultStore) Complete(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (f *faultStore) Complete(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	done, err := f.before(ctx, "complete", len(leases))
 	if err != nil {
 		return 0, err
@@ -97,7 +98,7 @@ func (f *faultStore) Complete(ctx context.Context, leases []outbox.Lease) (int64
 	return f.Store.Complete(ctx, leases)
 }
 
-func (f *faultStore) Fail(ctx context.Context, fails []outbox.FailedOutcome) (int64, error) {
+func (f *faultStore) Fail(ctx context.Context, fails []outboxdriver.FailedOutcome) (int64, error) {
 	done, err := f.before(ctx, "fail", len(fails))
 	if err != nil {
 		return 0, err
@@ -106,7 +107,7 @@ func (f *faultStore) Fail(ctx context.Context, fails []outbox.FailedOutcome) (in
 	return f.Store.Fail(ctx, fails)
 }
 
-func (f *faultStore) Release(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (f *faultStore) Release(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	done, err := f.before(ctx, "release", len(leases))
 	if err != nil {
 		return 0, err
@@ -115,7 +116,7 @@ func (f *faultStore) Release(ctx context.Context, leases []outbox.Lease) (int64,
 	return f.Store.Release(ctx, leases)
 }
 
-func (f *faultStore) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.Duration) (int64, error) {
+func (f *faultStore) ExtendLease(ctx context.Context, leases []outboxdriver.Lease, d time.Duration) (int64, error) {
 	done, err := f.before(ctx, "extend", len(leases))
 	if err != nil {
 		return 0, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 type recordingTracer struct {
@@ -82,7 +83,7 @@ func TestLeaseShortfallIsReported(t *testing.T) {
 		// the completion at 7s is fenced off for that row.
 		time.Sleep(3 * time.Second)
 		st := stateOf(t, store.Store, ids[1])
-		if n, err := store.Store.Release(context.Background(), []outbox.Lease{{ID: ids[1], Token: *st.LeaseToken}}); n != 1 || err != nil {
+		if n, err := store.Store.Release(context.Background(), []outboxdriver.Lease{{ID: ids[1], Token: *st.LeaseToken}}); n != 1 || err != nil {
 			t.Fatalf("release: %d %v", n, err)
 		}
 		time.Sleep(4500 * time.Millisecond) // to 7.5s
@@ -149,7 +150,7 @@ func TestRedeliveryOutsideDedupWindowIsCounted(t *testing.T) {
 				store := newFaultStore()
 				enqueue(t, store.Store, 1)
 				// A previous holder claimed the row and lost its lease.
-				if b, err := store.Store.Acquire(context.Background(), outbox.AcquireRequest{Worker: "gone", BatchSize: 1, Lease: 10 * time.Second, MaxClaims: 5}); err != nil || len(b.Records) != 1 {
+				if b, err := store.Store.Acquire(context.Background(), outboxdriver.AcquireRequest{Worker: "gone", BatchSize: 1, Lease: 10 * time.Second, MaxClaims: 5}); err != nil || len(b.Records) != 1 {
 					t.Fatalf("claim: %v %v", b, err)
 				}
 				time.Sleep(11 * time.Second)

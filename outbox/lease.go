@@ -3,6 +3,8 @@ package outbox
 import (
 	"context"
 	"time"
+
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 type renewResult struct {
@@ -12,7 +14,7 @@ type renewResult struct {
 }
 
 type releaseResult struct {
-	leases   []Lease
+	leases   []outboxdriver.Lease
 	affected int64
 	err      error
 	atDrain  bool
@@ -35,7 +37,7 @@ func (l *loop) maybeRenew(now time.Time) {
 		return
 	}
 	l.nextRenew = now.Add(l.renewEvery)
-	leases := make([]Lease, 0, len(l.rows))
+	leases := make([]outboxdriver.Lease, 0, len(l.rows))
 	for lease := range l.rows {
 		leases = append(leases, lease)
 	}
@@ -75,7 +77,7 @@ func (l *loop) maybeRelease() {
 	if l.releasing || len(l.toRelease) == 0 {
 		return
 	}
-	leases := make([]Lease, len(l.toRelease))
+	leases := make([]outboxdriver.Lease, len(l.toRelease))
 	for i, row := range l.toRelease {
 		leases[i] = row.rec.Lease()
 	}

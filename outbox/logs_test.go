@@ -13,6 +13,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // lockedBuffer is a bytes.Buffer safe for concurrent writes.
@@ -57,7 +58,7 @@ func TestLogsNeverContainPayloadsOrHeaderValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.InsertRow(outbox.Row{ID: reliar.NewMessageID(), MessageType: "x", Payload: []byte(payloadSecret), Headers: []byte(`{"authorization":42}`)}); err != nil {
+		if err := store.InsertRow(outboxdriver.Row{ID: reliar.NewMessageID(), MessageType: "x", Payload: []byte(payloadSecret), Headers: []byte(`{"authorization":42}`)}); err != nil {
 			t.Fatal(err)
 		}
 		pub := newFakePublisher(func(ctx context.Context, env *reliar.SerializedEnvelope) error {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // rowState is where a claimed row is in the dispatcher.
@@ -23,10 +24,10 @@ const (
 // trackedRow is one row the dispatcher holds. Only the loop goroutine reads
 // or writes it; publish goroutines get the envelope and the lease by value.
 type trackedRow struct {
-	rec        Record
+	rec        outboxdriver.Record
 	state      rowState
-	ok         bool          // the publish succeeded
-	fail       FailedOutcome // the outcome to write when !ok
+	ok         bool                       // the publish succeeded
+	fail       outboxdriver.FailedOutcome // the outcome to write when !ok
 	kind       reliar.FailureKind
 	resolvedAt time.Time
 	probe      bool // claimed by a circuit-breaker probe
@@ -41,11 +42,11 @@ type loop struct {
 	worker string
 	log    *slog.Logger
 
-	rows       map[Lease]*trackedRow // every row held: the outstanding set
-	queue      []*trackedRow         // rowQueued, in claim order
-	publishing int                   // rows in rowPublishing
-	resolved   []*trackedRow         // rowResolved, waiting for a write
-	toRelease  []*trackedRow         // rows to release, not yet sent
+	rows       map[outboxdriver.Lease]*trackedRow // every row held: the outstanding set
+	queue      []*trackedRow                      // rowQueued, in claim order
+	publishing int                                // rows in rowPublishing
+	resolved   []*trackedRow                      // rowResolved, waiting for a write
+	toRelease  []*trackedRow                      // rows to release, not yet sent
 
 	acquiring  int  // rows asked by the Acquire in flight; 0 when none
 	woke       bool // a wake-up arrived during the Acquire in flight
@@ -86,7 +87,7 @@ func newLoop(d *Dispatcher, worker string) *loop {
 		s:          s,
 		worker:     worker,
 		log:        d.log.With("worker", worker),
-		rows:       make(map[Lease]*trackedRow, s.MaxInFlight),
+		rows:       make(map[outboxdriver.Lease]*trackedRow, s.MaxInFlight),
 		breaker:    breaker{threshold: s.BreakerThreshold},
 		acquireCh:  make(chan acquireResult, 1),
 		publishCh:  make(chan publishResult, s.MaxInFlight),

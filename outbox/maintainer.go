@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // MaintainerSettings configures a Maintainer.
@@ -159,7 +161,7 @@ var ErrMaintenanceLocked = errors.New("outbox: another maintainer holds the main
 // ErrMaintenanceLocked, doing nothing, while another maintainer works.
 func (m *Maintainer) RunOnce(ctx context.Context) (PurgeReport, error) {
 	var total PurgeReport
-	if locker, ok := m.store.(MaintenanceLocker); ok && m.store.Capabilities().MaintenanceLock {
+	if locker, ok := m.store.(outboxdriver.MaintenanceLocker); ok && m.store.Capabilities().MaintenanceLock {
 		lctx, cancel := context.WithTimeout(ctx, m.settings.StoreTimeout)
 		unlock, ok, err := locker.TryLockMaintenance(lctx)
 		cancel()
@@ -172,7 +174,7 @@ func (m *Maintainer) RunOnce(ctx context.Context) (PurgeReport, error) {
 		}
 		defer unlock()
 	}
-	req := PurgeRequest{PublishedRetention: m.settings.PublishedRetention, DeadRetention: m.settings.DeadRetention, BatchSize: m.settings.BatchSize}
+	req := outboxdriver.PurgeRequest{PublishedRetention: m.settings.PublishedRetention, DeadRetention: m.settings.DeadRetention, BatchSize: m.settings.BatchSize}
 	for {
 		pctx, cancel := context.WithTimeout(ctx, m.settings.StoreTimeout)
 		r, err := m.store.Purge(pctx, req)

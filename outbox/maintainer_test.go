@@ -10,6 +10,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func TestMaintainerPurgesAndExpires(t *testing.T) {
@@ -26,17 +27,17 @@ func TestMaintainerPurgesAndExpires(t *testing.T) {
 		if _, err := store.Enqueue(ctx, expiring, expiring2); err != nil {
 			t.Fatal(err)
 		}
-		b, err := store.Store.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 35, Lease: time.Minute, MaxClaims: 5})
+		b, err := store.Store.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 35, Lease: time.Minute, MaxClaims: 5})
 		if err != nil || len(b.Records) != 35 {
 			t.Fatalf("claim: %d %v", len(b.Records), err)
 		}
-		var ok []outbox.Lease
-		var dead []outbox.FailedOutcome
+		var ok []outboxdriver.Lease
+		var dead []outboxdriver.FailedOutcome
 		for i, r := range b.Records {
 			if i < 30 {
 				ok = append(ok, r.Lease())
 			} else {
-				dead = append(dead, outbox.FailedOutcome{Lease: r.Lease(), Error: "no", DeadReason: outbox.DeadPermanent})
+				dead = append(dead, outboxdriver.FailedOutcome{Lease: r.Lease(), Error: "no", DeadReason: outbox.DeadPermanent})
 			}
 		}
 		store.Complete(ctx, ok)
@@ -101,7 +102,7 @@ func TestMaintainerReturnsPermanentErrors(t *testing.T) {
 
 type purgeFailer struct{ *faultStore }
 
-func (purgeFailer) Purge(context.Context, outbox.PurgeRequest) (outbox.PurgeReport, error) {
+func (purgeFailer) Purge(context.Context, outboxdriver.PurgeRequest) (outbox.PurgeReport, error) {
 	return outbox.PurgeReport{}, errMissingTable
 }
 

@@ -4,10 +4,11 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 type writeResult struct {
-	completed, failed    []Lease
+	completed, failed    []outboxdriver.Lease
 	completeErr, failErr error
 	completedN, failedN  int64
 }
@@ -20,8 +21,8 @@ func (l *loop) maybeWrite(now time.Time) {
 	if l.writing || len(l.resolved) == 0 || now.Before(l.nextWrite) {
 		return
 	}
-	var completes []Lease
-	var fails []FailedOutcome
+	var completes []outboxdriver.Lease
+	var fails []outboxdriver.FailedOutcome
 	var abandoned []reliar.MessageID
 	keep := 0
 	for _, row := range l.resolved {
@@ -64,7 +65,7 @@ func (l *loop) maybeWrite(now time.Time) {
 			ctx, cancel := budget.context()
 			r.failedN, r.failErr = store.Fail(ctx, fails)
 			cancel()
-			r.failed = make([]Lease, len(fails))
+			r.failed = make([]outboxdriver.Lease, len(fails))
 			for i, f := range fails {
 				r.failed[i] = f.Lease
 			}
@@ -86,7 +87,7 @@ func (l *loop) onWritten(r writeResult, now time.Time) {
 }
 
 // settle applies the result of one outcome write to its rows.
-func (l *loop) settle(kind EventKind, leases []Lease, err error, affected int64, now time.Time, failed *bool) {
+func (l *loop) settle(kind EventKind, leases []outboxdriver.Lease, err error, affected int64, now time.Time, failed *bool) {
 	if len(leases) == 0 {
 		return
 	}

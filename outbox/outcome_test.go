@@ -9,6 +9,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func TestFailedCompleteKeepsRowsOutstandingAndIsPaced(t *testing.T) {
@@ -180,7 +181,7 @@ func TestStaleOutcomeAfterLeaseLossIsFenced(t *testing.T) {
 		d, _ := outbox.New(store, newFakePublisher(sleepPublish(1900*time.Millisecond)), s)
 		stop, _ := running(t, d)
 		time.Sleep(10500 * time.Millisecond)
-		b, err := store.Store.Acquire(context.Background(), outbox.AcquireRequest{Worker: "other", BatchSize: 1, Lease: time.Minute, MaxClaims: 5})
+		b, err := store.Store.Acquire(context.Background(), outboxdriver.AcquireRequest{Worker: "other", BatchSize: 1, Lease: time.Minute, MaxClaims: 5})
 		if err != nil || len(b.Records) != 1 || !b.Records[0].Reclaimed {
 			t.Fatalf("other worker's reclaim: %+v, %v", b, err)
 		}

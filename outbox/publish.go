@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // publishResult reports one publish call: a single row (lease, err) or a
 // batch (leases, errs, one error per lease; nil is success).
 type publishResult struct {
-	lease  Lease
+	lease  outboxdriver.Lease
 	err    error
-	leases []Lease
+	leases []outboxdriver.Lease
 	errs   []error
 	took   time.Duration
 }
@@ -82,7 +83,7 @@ func (l *loop) startPublishes() {
 			go l.publishOne(shared, row.rec.Lease(), &row.rec.Envelope)
 			continue
 		}
-		leases := make([]Lease, n)
+		leases := make([]outboxdriver.Lease, n)
 		envs := make([]*reliar.SerializedEnvelope, n)
 		for i, row := range batch {
 			row.state = rowPublishing
@@ -99,7 +100,7 @@ func (l *loop) startPublishes() {
 	}
 }
 
-func (l *loop) publishOne(shared *sharedDeadline, lease Lease, env *reliar.SerializedEnvelope) {
+func (l *loop) publishOne(shared *sharedDeadline, lease outboxdriver.Lease, env *reliar.SerializedEnvelope) {
 	defer l.wg.Done()
 	start := time.Now()
 	err := l.callPublish(shared.ctx, env)
@@ -107,7 +108,7 @@ func (l *loop) publishOne(shared *sharedDeadline, lease Lease, env *reliar.Seria
 	l.publishCh <- publishResult{lease: lease, err: err, took: time.Since(start)}
 }
 
-func (l *loop) publishBatch(leases []Lease, envs []*reliar.SerializedEnvelope) {
+func (l *loop) publishBatch(leases []outboxdriver.Lease, envs []*reliar.SerializedEnvelope) {
 	defer l.wg.Done()
 	start := time.Now()
 	errs, panicked := l.callBatch(envs)
@@ -210,7 +211,7 @@ func (l *loop) onPublished(r publishResult, now time.Time) {
 	}
 }
 
-func (l *loop) onPublishedRow(lease Lease, err error, took time.Duration, now time.Time) {
+func (l *loop) onPublishedRow(lease outboxdriver.Lease, err error, took time.Duration, now time.Time) {
 	row := l.rows[lease]
 	if row == nil || row.state != rowPublishing {
 		return
@@ -251,7 +252,7 @@ func (l *loop) onPublishedRow(lease Lease, err error, took time.Duration, now ti
 		return
 	}
 	d := l.s.Retry.Decide(Failure{Err: err, Kind: kind, Attempts: row.rec.Attempts, MessageType: env.MessageType})
-	row.fail = FailedOutcome{Lease: lease, Error: SanitizeError(err.Error())}
+	row.fail = outboxdriver.FailedOutcome{Lease: lease, Error: outboxdriver.SanitizeError(err.Error())}
 	row.kind = kind
 	if d.Dead() {
 		row.fail.DeadReason = d.Reason

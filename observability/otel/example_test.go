@@ -16,6 +16,7 @@ import (
 	reliarotel "github.com/reliar/reliar/observability/otel"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // The publish span continues the trace of the request that enqueued the
@@ -58,7 +59,7 @@ func ExampleInstallTraceExtractor() {
 	if _, err := store.Enqueue(ctx, reliar.NewMsg(orderPlaced{OrderID: "A-1"})); err != nil {
 		panic(err)
 	}
-	batch, err := store.Acquire(context.Background(), outbox.AcquireRequest{Worker: "w", BatchSize: 1, Lease: time.Minute})
+	batch, err := store.Acquire(context.Background(), outboxdriver.AcquireRequest{Worker: "w", BatchSize: 1, Lease: time.Minute})
 	if err != nil {
 		panic(err)
 	}

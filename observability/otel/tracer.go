@@ -14,6 +14,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // The span names.
@@ -111,7 +112,7 @@ type span struct{ s trace.Span }
 func (s span) End(err error) {
 	if err != nil {
 		s.s.RecordError(err)
-		s.s.SetStatus(codes.Error, outbox.SanitizeError(err.Error()))
+		s.s.SetStatus(codes.Error, outboxdriver.SanitizeError(err.Error()))
 		s.s.SetAttributes(keyFailureKind.String(reliar.KindOf(err).String()))
 	}
 	s.s.End()

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Acquire claims up to req.BatchSize due rows in (available_at, sequence)
@@ -13,11 +13,11 @@ import (
 // Poisoned; lapsed rows whose lapsed claims reached req.MaxClaims go dead with
 // reason max_claims and come back in DeadMaxClaims. With Ordering PerKey a
 // keyed row is claimable only while it is the head of its key.
-func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
+func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (outboxdriver.AcquiredBatch, error) {
 	if err := checkContext(ctx, "acquire"); err != nil {
-		return outbox.AcquiredBatch{}, err
+		return outboxdriver.AcquiredBatch{}, err
 	}
-	var batch outbox.AcquiredBatch
+	var batch outboxdriver.AcquiredBatch
 	if req.BatchSize <= 0 {
 		return batch, nil
 	}
@@ -26,10 +26,10 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 	now := s.now()
 	s.lapse(now)
 	candidates := s.ready
-	if req.Ordering == outbox.PerKey {
+	if req.Ordering == outboxdriver.PerKey {
 		candidates = s.heads
 	}
-	batch.Records = make([]outbox.Record, 0, min(req.BatchSize, candidates.Len()))
+	batch.Records = make([]outboxdriver.Record, 0, min(req.BatchSize, candidates.Len()))
 	for batch.Len() < req.BatchSize {
 		r := candidates.peek()
 		if r == nil || r.availableAt.After(now) {
@@ -54,25 +54,25 @@ func (s *Store) lapse(now time.Time) {
 
 // claimOne takes the due row r out of the candidates: claimed, moved to dead,
 // or parked when expired.
-func (s *Store) claimOne(r *row, req outbox.AcquireRequest, now time.Time, batch *outbox.AcquiredBatch) {
+func (s *Store) claimOne(r *row, req outboxdriver.AcquireRequest, now time.Time, batch *outboxdriver.AcquiredBatch) {
 	if r.expired(now) {
 		s.move(r, parked)
 		return
 	}
 	reclaimed := r.hasLease
 	if reclaimed && req.MaxClaims > 0 && r.lapsedClaims >= req.MaxClaims {
-		s.kill(r, outbox.DeadMaxClaims, r.lastError, now)
+		s.kill(r, outboxdriver.DeadMaxClaims, r.lastError, now)
 		batch.DeadMaxClaims = append(batch.DeadMaxClaims, r.enc.ID)
 		return
 	}
 	env, err := r.envelope()
 	if err != nil {
-		msg := outbox.SanitizeError(err.Error())
-		s.kill(r, outbox.DeadUndecodable, &msg, now)
-		batch.Poisoned = append(batch.Poisoned, outbox.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: err.Error()})
+		msg := outboxdriver.SanitizeError(err.Error())
+		s.kill(r, outboxdriver.DeadUndecodable, &msg, now)
+		batch.Poisoned = append(batch.Poisoned, outboxdriver.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: err.Error()})
 		return
 	}
-	rec := outbox.Record{
+	rec := outboxdriver.Record{
 		Envelope:      env,
 		Attempts:      r.attempts,
 		Reclaimed:     reclaimed,
@@ -97,7 +97,7 @@ func (s *Store) claimOne(r *row, req outbox.AcquireRequest, now time.Time, batch
 }
 
 // kill moves a pending row to dead, clearing its lease.
-func (s *Store) kill(r *row, reason outbox.DeadReason, lastError *string, now time.Time) {
+func (s *Store) kill(r *row, reason outboxdriver.DeadReason, lastError *string, now time.Time) {
 	r.clearLease()
 	r.deadAt = now
 	r.deadReason = reason

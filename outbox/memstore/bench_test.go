@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // BenchmarkAcquireComplete measures one dispatcher cycle on a store holding
@@ -14,14 +14,14 @@ import (
 // then complete them. Refilling the backlog and purging published rows happen
 // outside the timer, every 50 cycles (stopping the timer is itself costly).
 func BenchmarkAcquireComplete(b *testing.B) {
-	for _, ordering := range []outbox.Ordering{outbox.Unordered, outbox.PerKey} {
+	for _, ordering := range []outboxdriver.Ordering{outboxdriver.Unordered, outboxdriver.PerKey} {
 		b.Run(ordering.String(), func(b *testing.B) {
 			benchmarkAcquireComplete(b, ordering)
 		})
 	}
 }
 
-func benchmarkAcquireComplete(b *testing.B, ordering outbox.Ordering) {
+func benchmarkAcquireComplete(b *testing.B, ordering outboxdriver.Ordering) {
 	const backlog, batch = 10_000, 100
 	ctx := b.Context()
 	s := memstore.New()
@@ -40,9 +40,9 @@ func benchmarkAcquireComplete(b *testing.B, ordering outbox.Ordering) {
 		}
 	}
 	fill(backlog)
-	purgeAll := outbox.PurgeRequest{PublishedRetention: new(-time.Hour), BatchSize: backlog}
-	req := outbox.AcquireRequest{Worker: "bench", BatchSize: batch, Lease: time.Minute, Ordering: ordering}
-	leases := make([]outbox.Lease, 0, batch)
+	purgeAll := outboxdriver.PurgeRequest{PublishedRetention: new(-time.Hour), BatchSize: backlog}
+	req := outboxdriver.AcquireRequest{Worker: "bench", BatchSize: batch, Lease: time.Minute, Ordering: ordering}
+	leases := make([]outboxdriver.Lease, 0, batch)
 	claimed := 0
 	b.ReportAllocs()
 	for b.Loop() {

@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // ListDead returns one page of dead rows ordered by sequence. Rows that
 // cannot be decoded come back in Poisoned; the cursor is the largest
 // sequence scanned, set only when the page was full.
-func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLetterPage, error) {
+func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	if err := checkContext(ctx, "list dead"); err != nil {
-		return outbox.DeadLetterPage{}, err
+		return outboxdriver.DeadLetterPage{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -27,7 +27,7 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 	}
 	slices.SortFunc(matches, func(a, b *row) int { return cmp.Compare(a.seq, b.seq) })
 	limit := q.EffectiveLimit()
-	var page outbox.DeadLetterPage
+	var page outboxdriver.DeadLetterPage
 	if len(matches) >= limit {
 		matches = matches[:limit]
 		next := matches[limit-1].seq
@@ -36,10 +36,10 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 	for _, r := range matches {
 		env, err := r.envelope()
 		if err != nil {
-			page.Poisoned = append(page.Poisoned, outbox.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: err.Error()})
+			page.Poisoned = append(page.Poisoned, outboxdriver.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: err.Error()})
 			continue
 		}
-		rec := outbox.DeadRecord{Envelope: env, DeadReason: r.deadReason, DeadAt: r.deadAt, Attempts: r.attempts}
+		rec := outboxdriver.DeadRecord{Envelope: env, DeadReason: r.deadReason, DeadAt: r.deadAt, Attempts: r.attempts}
 		if r.lastError != nil {
 			rec.LastError = *r.lastError
 		}
@@ -48,7 +48,7 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 	return page, nil
 }
 
-func deadMatches(r *row, q outbox.DeadQuery) bool {
+func deadMatches(r *row, q outboxdriver.DeadQuery) bool {
 	if q.MessageType != "" && r.enc.MessageType != q.MessageType {
 		return false
 	}
@@ -85,7 +85,7 @@ func (s *Store) RetryDead(ctx context.Context, ids []reliar.MessageID) (int64, e
 		r.lapsedClaims = 0
 		if r.expired(now) {
 			r.expiresAt = nil
-			r.env.Metadata.Delivery.ExpiresAt = nil // the column is authoritative, as in outbox.Row.Envelope
+			r.env.Metadata.Delivery.ExpiresAt = nil // the column is authoritative, as in outboxdriver.Row.Envelope
 		}
 		s.move(r, ready)
 		n++

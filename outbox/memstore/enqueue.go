@@ -5,20 +5,20 @@ import (
 	"fmt"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Enqueue stores msgs, all or nothing: when one message fails to encode, is
-// larger than the payload limit (an error matching outbox.ErrPayloadTooLarge)
-// or reuses an id (outbox.ErrDuplicateID), nothing of the call is written. It
+// larger than the payload limit (an error matching outboxdriver.ErrPayloadTooLarge)
+// or reuses an id (outboxdriver.ErrDuplicateID), nothing of the call is written. It
 // returns the ids in the order of msgs and wakes the store's listeners.
 func (s *Store) Enqueue(ctx context.Context, msgs ...reliar.Outgoing) ([]reliar.MessageID, error) {
 	if err := checkContext(ctx, "enqueue"); err != nil {
 		return nil, err
 	}
-	encoded := make([]outbox.Row, len(msgs))
+	encoded := make([]outboxdriver.Row, len(msgs))
 	for i, m := range msgs {
-		r, err := outbox.NewRow(ctx, m, s.serializer, s.maxPayload)
+		r, err := outboxdriver.NewRow(ctx, m, s.serializer, s.maxPayload)
 		if err != nil {
 			return nil, fmt.Errorf("memstore: enqueue: %w", err)
 		}
@@ -38,13 +38,13 @@ func (s *Store) Enqueue(ctx context.Context, msgs ...reliar.Outgoing) ([]reliar.
 // plant rows that no Enqueue would write (bad metadata JSON, an unknown
 // metadata version, headers that are not a string map). The store assigns
 // the sequence; a nil AvailableAt means now and a zero CreatedAt means now.
-func (s *Store) InsertRow(r outbox.Row) error {
-	return s.insertRows([]outbox.Row{r})
+func (s *Store) InsertRow(r outboxdriver.Row) error {
+	return s.insertRows([]outboxdriver.Row{r})
 }
 
 // insertRows stores encoded rows, all or none, and wakes the listeners. The
 // rows are decoded before the lock is taken, so claims only copy.
-func (s *Store) insertRows(encoded []outbox.Row) error {
+func (s *Store) insertRows(encoded []outboxdriver.Row) error {
 	rows := make([]*row, len(encoded))
 	for i, enc := range encoded {
 		rows[i] = newRow(enc)
@@ -56,7 +56,7 @@ func (s *Store) insertRows(encoded []outbox.Row) error {
 		_, stored := s.rows[r.ID]
 		_, twice := seen[r.ID]
 		if stored || twice {
-			return fmt.Errorf("memstore: enqueue: %w", &outbox.DuplicateIDError{ID: r.ID})
+			return fmt.Errorf("memstore: enqueue: %w", &outboxdriver.DuplicateIDError{ID: r.ID})
 		}
 		seen[r.ID] = struct{}{}
 	}

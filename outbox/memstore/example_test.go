@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 type orderPlaced struct {
@@ -26,13 +26,13 @@ func Example() {
 		panic(err)
 	}
 
-	batch, err := store.Acquire(ctx, outbox.AcquireRequest{Worker: "test", BatchSize: 10, Lease: time.Minute})
+	batch, err := store.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "test", BatchSize: 10, Lease: time.Minute})
 	if err != nil {
 		panic(err)
 	}
 	for _, rec := range batch.Records {
 		fmt.Printf("%s %s attempt %d\n", rec.Envelope.MessageType, rec.Envelope.Payload, rec.Envelope.Attempt)
-		if _, err := store.Complete(ctx, []outbox.Lease{rec.Lease()}); err != nil {
+		if _, err := store.Complete(ctx, []outboxdriver.Lease{rec.Lease()}); err != nil {
 			panic(err)
 		}
 	}
@@ -59,7 +59,7 @@ func ExampleStore_Advance() {
 	}
 
 	claim := func() int {
-		b, err := store.Acquire(ctx, outbox.AcquireRequest{Worker: "test", BatchSize: 10, Lease: time.Minute})
+		b, err := store.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "test", BatchSize: 10, Lease: time.Minute})
 		if err != nil {
 			panic(err)
 		}
@@ -82,11 +82,11 @@ func ExampleStore_Inspect() {
 	if err != nil {
 		panic(err)
 	}
-	b, err := store.Acquire(ctx, outbox.AcquireRequest{Worker: "test", BatchSize: 1, Lease: time.Minute})
+	b, err := store.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "test", BatchSize: 1, Lease: time.Minute})
 	if err != nil {
 		panic(err)
 	}
-	_, err = store.Fail(ctx, []outbox.FailedOutcome{{Lease: b.Records[0].Lease(), Error: "broker down", RetryAfter: time.Second}})
+	_, err = store.Fail(ctx, []outboxdriver.FailedOutcome{{Lease: b.Records[0].Lease(), Error: "broker down", RetryAfter: time.Second}})
 	if err != nil {
 		panic(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/outbox/storetest"
 	"go.uber.org/goleak"
 )
@@ -23,7 +23,7 @@ func harness(t *testing.T) storetest.Harness {
 			_, err := s.Enqueue(ctx, msgs...)
 			return err
 		},
-		InsertRow: func(_ context.Context, r outbox.Row) error { return s.InsertRow(r) },
+		InsertRow: func(_ context.Context, r outboxdriver.Row) error { return s.InsertRow(r) },
 		Inspect: func(_ context.Context, id reliar.MessageID) (storetest.RowState, error) {
 			st, ok := s.Inspect(id)
 			if !ok {

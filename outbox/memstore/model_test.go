@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 type modelMsg struct{ N int }
@@ -40,7 +40,7 @@ type model struct {
 	s      *Store
 	rng    *rand.Rand
 	ctx    context.Context
-	leases []outbox.Lease // every lease ever handed out, stale ones included
+	leases []outboxdriver.Lease // every lease ever handed out, stale ones included
 }
 
 func (m *model) step() {
@@ -55,7 +55,7 @@ func (m *model) step() {
 	case op == 9:
 		s.Advance(time.Duration(rng.IntN(120)) * time.Second)
 	case op == 10:
-		_, _ = s.Purge(m.ctx, outbox.PurgeRequest{BatchSize: 1 + rng.IntN(3), DeadRetention: ptr(10 * time.Minute), PublishedRetention: ptr(5 * time.Minute)})
+		_, _ = s.Purge(m.ctx, outboxdriver.PurgeRequest{BatchSize: 1 + rng.IntN(3), DeadRetention: ptr(10 * time.Minute), PublishedRetention: ptr(5 * time.Minute)})
 	default:
 		if ids := m.deadIDs(); len(ids) > 0 {
 			id := ids[rng.IntN(len(ids))]
@@ -89,13 +89,13 @@ func (m *model) enqueue() {
 }
 
 func (m *model) acquire() {
-	req := outbox.AcquireRequest{
+	req := outboxdriver.AcquireRequest{
 		Worker:    "w",
 		BatchSize: 1 + m.rng.IntN(5),
 		Lease:     time.Duration(30+m.rng.IntN(150)) * time.Second,
 	}
 	if m.rng.IntN(2) == 0 {
-		req.Ordering = outbox.PerKey
+		req.Ordering = outboxdriver.PerKey
 	} else {
 		req.MaxClaims = m.rng.IntN(3)
 	}
@@ -116,7 +116,7 @@ func (m *model) acquire() {
 }
 
 // expectedClaim scans every pending row for the ones req should consume.
-func (m *model) expectedClaim(req outbox.AcquireRequest) []reliar.MessageID {
+func (m *model) expectedClaim(req outboxdriver.AcquireRequest) []reliar.MessageID {
 	s := m.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -132,7 +132,7 @@ func (m *model) expectedClaim(req outbox.AcquireRequest) []reliar.MessageID {
 		if r.availableAt.After(now) || r.liveLease(now) || r.expired(now) {
 			continue
 		}
-		if req.Ordering == outbox.PerKey && r.key != "" && heads[r.key] != r {
+		if req.Ordering == outboxdriver.PerKey && r.key != "" && heads[r.key] != r {
 			continue
 		}
 		due = append(due, r)
@@ -150,19 +150,19 @@ func (m *model) expectedClaim(req outbox.AcquireRequest) []reliar.MessageID {
 	return ids
 }
 
-func (m *model) outcome(l outbox.Lease) {
+func (m *model) outcome(l outboxdriver.Lease) {
 	var err error
 	switch m.rng.IntN(5) {
 	case 0:
-		_, err = m.s.Complete(m.ctx, []outbox.Lease{l})
+		_, err = m.s.Complete(m.ctx, []outboxdriver.Lease{l})
 	case 1:
-		_, err = m.s.Fail(m.ctx, []outbox.FailedOutcome{{Lease: l, Error: "retry", RetryAfter: time.Duration(m.rng.IntN(120)) * time.Second}})
+		_, err = m.s.Fail(m.ctx, []outboxdriver.FailedOutcome{{Lease: l, Error: "retry", RetryAfter: time.Duration(m.rng.IntN(120)) * time.Second}})
 	case 2:
-		_, err = m.s.Fail(m.ctx, []outbox.FailedOutcome{{Lease: l, Error: "dead", DeadReason: outbox.DeadPermanent}})
+		_, err = m.s.Fail(m.ctx, []outboxdriver.FailedOutcome{{Lease: l, Error: "dead", DeadReason: outboxdriver.DeadPermanent}})
 	case 3:
-		_, err = m.s.Release(m.ctx, []outbox.Lease{l})
+		_, err = m.s.Release(m.ctx, []outboxdriver.Lease{l})
 	default:
-		_, err = m.s.ExtendLease(m.ctx, []outbox.Lease{l}, time.Duration(m.rng.IntN(120))*time.Second)
+		_, err = m.s.ExtendLease(m.ctx, []outboxdriver.Lease{l}, time.Duration(m.rng.IntN(120))*time.Second)
 	}
 	if err != nil {
 		m.t.Fatalf("outcome: %v", err)
@@ -180,7 +180,7 @@ func (m *model) deadIDs() []reliar.MessageID {
 	return ids
 }
 
-func recordIDs(recs []outbox.Record) []reliar.MessageID {
+func recordIDs(recs []outboxdriver.Record) []reliar.MessageID {
 	ids := make([]reliar.MessageID, len(recs))
 	for i := range recs {
 		ids[i] = recs[i].Envelope.ID

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 type note struct {
@@ -31,9 +31,9 @@ func (plainText) Serialize(body any) ([]byte, error) {
 	return []byte(n.Text), nil
 }
 
-func claimAll(t *testing.T, s *memstore.Store) []outbox.Record {
+func claimAll(t *testing.T, s *memstore.Store) []outboxdriver.Record {
 	t.Helper()
-	b, err := s.Acquire(t.Context(), outbox.AcquireRequest{Worker: "w", BatchSize: 100, Lease: time.Minute})
+	b, err := s.Acquire(t.Context(), outboxdriver.AcquireRequest{Worker: "w", BatchSize: 100, Lease: time.Minute})
 	if err != nil {
 		t.Fatalf("Acquire: %v", err)
 	}
@@ -75,7 +75,7 @@ func TestOptions(t *testing.T) {
 			opts: []memstore.Option{memstore.WithMaxPayloadBytes(8)},
 			body: note{Text: "longer than eight bytes"},
 			check: func(t *testing.T, s *memstore.Store, err error) {
-				if !errors.Is(err, outbox.ErrPayloadTooLarge) {
+				if !errors.Is(err, outboxdriver.ErrPayloadTooLarge) {
 					t.Fatalf("Enqueue error %v, want ErrPayloadTooLarge", err)
 				}
 			},
@@ -126,14 +126,14 @@ func TestCancelledContext(t *testing.T) {
 	cancel()
 	ops := map[string]func() error{
 		"Enqueue":     func() error { _, err := s.Enqueue(ctx, reliar.NewMsg(note{})); return err },
-		"Acquire":     func() error { _, err := s.Acquire(ctx, outbox.AcquireRequest{BatchSize: 1}); return err },
+		"Acquire":     func() error { _, err := s.Acquire(ctx, outboxdriver.AcquireRequest{BatchSize: 1}); return err },
 		"Complete":    func() error { _, err := s.Complete(ctx, nil); return err },
 		"Fail":        func() error { _, err := s.Fail(ctx, nil); return err },
 		"Release":     func() error { _, err := s.Release(ctx, nil); return err },
 		"ExtendLease": func() error { _, err := s.ExtendLease(ctx, nil, time.Minute); return err },
-		"Purge":       func() error { _, err := s.Purge(ctx, outbox.PurgeRequest{}); return err },
+		"Purge":       func() error { _, err := s.Purge(ctx, outboxdriver.PurgeRequest{}); return err },
 		"Stats":       func() error { _, err := s.Stats(ctx); return err },
-		"ListDead":    func() error { _, err := s.ListDead(ctx, outbox.DeadQuery{}); return err },
+		"ListDead":    func() error { _, err := s.ListDead(ctx, outboxdriver.DeadQuery{}); return err },
 		"RetryDead":   func() error { _, err := s.RetryDead(ctx, nil); return err },
 		"PurgeDead":   func() error { _, err := s.PurgeDead(ctx, nil); return err },
 		"Wakeups":     func() error { _, err := s.Wakeups(ctx); return err },
@@ -169,7 +169,7 @@ func TestAcquireZeroBatch(t *testing.T) {
 	if _, err := s.Enqueue(t.Context(), reliar.NewMsg(note{})); err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.Acquire(t.Context(), outbox.AcquireRequest{Worker: "w"})
+	b, err := s.Acquire(t.Context(), outboxdriver.AcquireRequest{Worker: "w"})
 	if err != nil || b.Len() != 0 {
 		t.Errorf("Acquire with BatchSize 0 = %d rows, %v; want nothing", b.Len(), err)
 	}
@@ -250,9 +250,9 @@ func TestRetryDeadRestoresKeyHead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	perKey := func() []outbox.Record {
+	perKey := func() []outboxdriver.Record {
 		t.Helper()
-		batch, err := s.Acquire(t.Context(), outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute, Ordering: outbox.PerKey})
+		batch, err := s.Acquire(t.Context(), outboxdriver.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute, Ordering: outboxdriver.PerKey})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,14 +262,14 @@ func TestRetryDeadRestoresKeyHead(t *testing.T) {
 	if len(recs) != 1 || recs[0].Envelope.ID != a.ID {
 		t.Fatalf("first claim %v, want a", recs)
 	}
-	if _, err := s.Fail(t.Context(), []outbox.FailedOutcome{{Lease: recs[0].Lease(), Error: "x", DeadReason: outbox.DeadPermanent}}); err != nil {
+	if _, err := s.Fail(t.Context(), []outboxdriver.FailedOutcome{{Lease: recs[0].Lease(), Error: "x", DeadReason: outboxdriver.DeadPermanent}}); err != nil {
 		t.Fatal(err)
 	}
 	recs = perKey()
 	if len(recs) != 1 || recs[0].Envelope.ID != b.ID {
 		t.Fatalf("claim after a died: %v, want b", recs)
 	}
-	if _, err := s.Release(t.Context(), []outbox.Lease{recs[0].Lease()}); err != nil {
+	if _, err := s.Release(t.Context(), []outboxdriver.Lease{recs[0].Lease()}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.RetryDead(t.Context(), []reliar.MessageID{a.ID}); err != nil || n != 1 {

@@ -4,14 +4,14 @@ import (
 	"context"
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Every outcome write below is fenced by the row's id and current lease
 // token: a lease that is not the row's current one affects nothing.
 
 // Complete marks the leased rows published.
-func (s *Store) Complete(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *Store) Complete(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	if err := checkContext(ctx, "complete"); err != nil {
 		return 0, err
 	}
@@ -25,8 +25,8 @@ func (s *Store) Complete(ctx context.Context, leases []outbox.Lease) (int64, err
 
 // Fail records failed attempts: a retry after RetryAfter, or a move to dead
 // when DeadReason is set. The error text is sanitized with
-// outbox.SanitizeError.
-func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int64, error) {
+// outboxdriver.SanitizeError.
+func (s *Store) Fail(ctx context.Context, failures []outboxdriver.FailedOutcome) (int64, error) {
 	if err := checkContext(ctx, "fail"); err != nil {
 		return 0, err
 	}
@@ -41,7 +41,7 @@ func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int6
 		}
 		n++
 		r.attempts++
-		msg := outbox.SanitizeError(f.Error)
+		msg := outboxdriver.SanitizeError(f.Error)
 		if f.DeadReason != "" {
 			s.kill(r, f.DeadReason, &msg, now)
 			continue
@@ -55,7 +55,7 @@ func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int6
 }
 
 // Release clears the leases without recording an attempt.
-func (s *Store) Release(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *Store) Release(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	if err := checkContext(ctx, "release"); err != nil {
 		return 0, err
 	}
@@ -66,7 +66,7 @@ func (s *Store) Release(ctx context.Context, leases []outbox.Lease) (int64, erro
 }
 
 // ExtendLease moves the lease expiry of the held rows to now + d.
-func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.Duration) (int64, error) {
+func (s *Store) ExtendLease(ctx context.Context, leases []outboxdriver.Lease, d time.Duration) (int64, error) {
 	if err := checkContext(ctx, "extend lease"); err != nil {
 		return 0, err
 	}
@@ -78,7 +78,7 @@ func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.D
 
 // each applies f to every row that leases name by its current token and
 // returns how many there were.
-func (s *Store) each(leases []outbox.Lease, f func(r *row, now time.Time)) int64 {
+func (s *Store) each(leases []outboxdriver.Lease, f func(r *row, now time.Time)) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -93,7 +93,7 @@ func (s *Store) each(leases []outbox.Lease, f func(r *row, now time.Time)) int64
 }
 
 // held returns the row l names when l is its current lease.
-func (s *Store) held(l outbox.Lease) *row {
+func (s *Store) held(l outboxdriver.Lease) *row {
 	if r := s.rows[l.ID]; r != nil && r.holds(l) {
 		return r
 	}

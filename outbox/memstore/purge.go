@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // defaultPurgeBatch caps each purge statement when the request gives no
@@ -21,9 +21,9 @@ const expiredError = "expired before publication"
 // when nil), and moves expired pending rows whose lease is free to dead with
 // reason expired. Each of the three steps touches at most BatchSize rows
 // (1000 when BatchSize is not positive). Leased rows are never touched.
-func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.PurgeReport, error) {
+func (s *Store) Purge(ctx context.Context, req outboxdriver.PurgeRequest) (outboxdriver.PurgeReport, error) {
 	if err := checkContext(ctx, "purge"); err != nil {
-		return outbox.PurgeReport{}, err
+		return outboxdriver.PurgeReport{}, err
 	}
 	limit := req.BatchSize
 	if limit <= 0 {
@@ -32,7 +32,7 @@ func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.Purg
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	var rep outbox.PurgeReport
+	var rep outboxdriver.PurgeReport
 	if req.PublishedRetention != nil {
 		cutoff := now.Add(-*req.PublishedRetention)
 		rep.PublishedDeleted = s.deleteOlder(s.published, limit, func(r *row) bool { return r.publishedAt.Before(cutoff) })
@@ -74,7 +74,7 @@ func (s *Store) expire(limit int, now time.Time) int64 {
 	}
 	msg := expiredError
 	for _, r := range victims {
-		s.kill(r, outbox.DeadExpired, &msg, now)
+		s.kill(r, outboxdriver.DeadExpired, &msg, now)
 	}
 	return int64(len(victims))
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // state says which index holds a row; every row is in exactly one state.
@@ -29,7 +29,7 @@ const (
 
 // row is one outbox row: its encoded columns and its bookkeeping.
 type row struct {
-	enc outbox.Row // encoded columns, as written at enqueue
+	enc outboxdriver.Row // encoded columns, as written at enqueue
 
 	seq         int64
 	key         string
@@ -51,7 +51,7 @@ type row struct {
 
 	publishedAt time.Time
 	deadAt      time.Time
-	deadReason  outbox.DeadReason
+	deadReason  outboxdriver.DeadReason
 	lastError   *string
 
 	state state
@@ -65,7 +65,7 @@ type row struct {
 
 // newRow makes a row of enc and decodes it; the store files it later with
 // place, under its lock.
-func newRow(enc outbox.Row) *row {
+func newRow(enc outboxdriver.Row) *row {
 	r := &row{enc: enc}
 	r.env, r.decodeErr = r.enc.Envelope()
 	if enc.OrderingKey != nil {
@@ -107,7 +107,9 @@ func (r *row) expired(now time.Time) bool {
 func (r *row) liveLease(now time.Time) bool { return r.hasLease && r.lockedUntil.After(now) }
 
 // holds reports whether l names the row's current lease.
-func (r *row) holds(l outbox.Lease) bool { return r.hasLease && r.token == l.Token && r.pending() }
+func (r *row) holds(l outboxdriver.Lease) bool {
+	return r.hasLease && r.token == l.Token && r.pending()
+}
 
 func (r *row) clearLease() {
 	r.hasLease = false

@@ -3,20 +3,20 @@ package memstore
 import (
 	"context"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Stats partitions the pending rows into leased, expired, scheduled and due,
 // and counts the dead ones. It scans the pending rows, never the terminal
 // ones.
-func (s *Store) Stats(ctx context.Context) (outbox.Stats, error) {
+func (s *Store) Stats(ctx context.Context) (outboxdriver.Stats, error) {
 	if err := checkContext(ctx, "stats"); err != nil {
-		return outbox.Stats{}, err
+		return outboxdriver.Stats{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	st := outbox.Stats{AsOf: now, Dead: int64(s.dead.Len())}
+	st := outboxdriver.Stats{AsOf: now, Dead: int64(s.dead.Len())}
 	oldest := now
 	for _, r := range s.pending {
 		switch {

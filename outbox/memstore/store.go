@@ -1,5 +1,5 @@
-// Package memstore is an in-memory outbox store: an outbox.Store,
-// outbox.DeadLetters, outbox.Notifier and outbox.MaintenanceLocker that keeps
+// Package memstore is an in-memory outbox store: an outboxdriver.Store,
+// outboxdriver.DeadLetters, outboxdriver.Notifier and outboxdriver.MaintenanceLocker that keeps
 // its rows in memory. It passes the conformance suite of package storetest in
 // full, per-key ordering included, so it stands in for a database in unit
 // tests of code that enqueues or dispatches messages.
@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Store is an in-memory outbox store, safe for concurrent use. The zero value
@@ -49,7 +49,7 @@ type Store struct {
 type Option func(*Store)
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
-// outbox.DefaultMaxPayloadBytes (1 MiB); n <= 0 keeps the default.
+// outboxdriver.DefaultMaxPayloadBytes (1 MiB); n <= 0 keeps the default.
 func WithMaxPayloadBytes(n int) Option {
 	return func(s *Store) {
 		if n > 0 {
@@ -82,7 +82,7 @@ func WithClock(now func() time.Time) Option {
 // New returns an empty store.
 func New(opts ...Option) *Store {
 	s := &Store{
-		maxPayload:  outbox.DefaultMaxPayloadBytes,
+		maxPayload:  outboxdriver.DefaultMaxPayloadBytes,
 		serializer:  reliar.JSON,
 		clock:       time.Now,
 		nextSeq:     1,
@@ -104,14 +104,14 @@ func New(opts ...Option) *Store {
 }
 
 var (
-	_ outbox.Store             = (*Store)(nil)
-	_ outbox.Notifier          = (*Store)(nil)
-	_ outbox.MaintenanceLocker = (*Store)(nil)
+	_ outboxdriver.Store             = (*Store)(nil)
+	_ outboxdriver.Notifier          = (*Store)(nil)
+	_ outboxdriver.MaintenanceLocker = (*Store)(nil)
 )
 
 // Capabilities reports per-key ordering, wake-ups and the maintenance lock.
-func (s *Store) Capabilities() outbox.Capabilities {
-	return outbox.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true}
+func (s *Store) Capabilities() outboxdriver.Capabilities {
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true}
 }
 
 // now is the store's clock; s.mu must be held.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func claimCases() []testCase {
@@ -176,7 +176,7 @@ func claimFreshTokens(f *fixture) {
 func claimKeepsAttempts(f *fixture) {
 	id := f.enqueueN(1)[0]
 	rec := f.claimOne(workerA, lease)
-	f.affected("Fail retry", f.fail(outbox.FailedOutcome{Lease: rec.Lease(), Error: "try again"}), 1)
+	f.affected("Fail retry", f.fail(outboxdriver.FailedOutcome{Lease: rec.Lease(), Error: "try again"}), 1)
 	for claim := 2; claim <= 3; claim++ {
 		rec = f.claimOne(workerA, lease)
 		if rec.Attempts != 1 || rec.Envelope.Attempt != 2 || rec.ClaimCount != claim {
@@ -200,7 +200,7 @@ func claimConcurrent(f *fixture) {
 	)
 	for c := range claimers {
 		wg.Go(func() {
-			req := outbox.AcquireRequest{Worker: "storetest-claimer-" + string(rune('a'+c)), BatchSize: 10, Lease: time.Hour}
+			req := outboxdriver.AcquireRequest{Worker: "storetest-claimer-" + string(rune('a'+c)), BatchSize: 10, Lease: time.Hour}
 			for {
 				b, err := f.h.Store.Acquire(f.ctx, req)
 				if err != nil {

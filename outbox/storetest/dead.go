@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func deadCases() []testCase {
@@ -21,7 +21,7 @@ func deadCases() []testCase {
 	}
 }
 
-func (f *fixture) listDead(q outbox.DeadQuery) outbox.DeadLetterPage {
+func (f *fixture) listDead(q outboxdriver.DeadQuery) outboxdriver.DeadLetterPage {
 	f.t.Helper()
 	p, err := f.h.Store.ListDead(f.ctx, q)
 	if err != nil {
@@ -32,7 +32,7 @@ func (f *fixture) listDead(q outbox.DeadQuery) outbox.DeadLetterPage {
 
 // deadIDs returns the ids of a page's records and checks that they come in
 // sequence order.
-func (f *fixture) deadIDs(p outbox.DeadLetterPage) []reliar.MessageID {
+func (f *fixture) deadIDs(p outboxdriver.DeadLetterPage) []reliar.MessageID {
 	f.t.Helper()
 	ids := make([]reliar.MessageID, len(p.Records))
 	for i, r := range p.Records {
@@ -45,7 +45,7 @@ func (f *fixture) deadIDs(p outbox.DeadLetterPage) []reliar.MessageID {
 }
 
 // cursor checks a page's NextAfterSequence.
-func (f *fixture) cursor(what string, p outbox.DeadLetterPage, want *int64) {
+func (f *fixture) cursor(what string, p outboxdriver.DeadLetterPage, want *int64) {
 	f.t.Helper()
 	switch {
 	case want == nil && p.NextAfterSequence != nil:
@@ -75,25 +75,25 @@ func (f *fixture) bySequence(ids []reliar.MessageID) []reliar.MessageID {
 
 func deadListFilters(f *fixture) {
 	a1, b1, a2 := tenantMsg(created{N: 1}, "t1"), tenantMsg(renamed{}, "t2"), tenantMsg(created{N: 2}, "t2")
-	early := f.kill(outbox.DeadPermanent, a1, b1, a2)
+	early := f.kill(outboxdriver.DeadPermanent, a1, b1, a2)
 	f.advance(time.Hour)
 	a3 := tenantMsg(created{N: 3}, "t1")
-	f.kill(outbox.DeadMaxAttempts, a3)
+	f.kill(outboxdriver.DeadMaxAttempts, a3)
 	f.enqueueN(1) // a pending row never shows up
 	now := f.now()
 
 	all := f.bySequence(append(early, a3.ID))
 	for _, c := range []struct {
 		name string
-		q    outbox.DeadQuery
+		q    outboxdriver.DeadQuery
 		want []reliar.MessageID
 	}{
-		{"no filter", outbox.DeadQuery{}, all},
-		{"message type", outbox.DeadQuery{MessageType: "storetest.renamed"}, []reliar.MessageID{b1.ID}},
-		{"tenant", outbox.DeadQuery{TenantID: "t1"}, f.bySequence([]reliar.MessageID{a1.ID, a3.ID})},
-		{"dead before", outbox.DeadQuery{DeadBefore: now.Add(-30 * time.Minute)}, f.bySequence(early)},
-		{"type and tenant", outbox.DeadQuery{MessageType: "storetest.created", TenantID: "t2"}, []reliar.MessageID{a2.ID}},
-		{"no match", outbox.DeadQuery{TenantID: "nobody"}, nil},
+		{"no filter", outboxdriver.DeadQuery{}, all},
+		{"message type", outboxdriver.DeadQuery{MessageType: "storetest.renamed"}, []reliar.MessageID{b1.ID}},
+		{"tenant", outboxdriver.DeadQuery{TenantID: "t1"}, f.bySequence([]reliar.MessageID{a1.ID, a3.ID})},
+		{"dead before", outboxdriver.DeadQuery{DeadBefore: now.Add(-30 * time.Minute)}, f.bySequence(early)},
+		{"type and tenant", outboxdriver.DeadQuery{MessageType: "storetest.created", TenantID: "t2"}, []reliar.MessageID{a2.ID}},
+		{"no match", outboxdriver.DeadQuery{TenantID: "nobody"}, nil},
 	} {
 		p := f.listDead(c.q)
 		if got := f.deadIDs(p); !slices.Equal(got, c.want) {
@@ -101,8 +101,8 @@ func deadListFilters(f *fixture) {
 		}
 		f.cursor(c.name, p, nil)
 	}
-	rec := f.listDead(outbox.DeadQuery{TenantID: "t1"}).Records[1]
-	if rec.Envelope.ID != a3.ID || rec.DeadReason != outbox.DeadMaxAttempts || rec.Attempts != 1 ||
+	rec := f.listDead(outboxdriver.DeadQuery{TenantID: "t1"}).Records[1]
+	if rec.Envelope.ID != a3.ID || rec.DeadReason != outboxdriver.DeadMaxAttempts || rec.Attempts != 1 ||
 		rec.LastError != "storetest: dead on purpose" || rec.Envelope.Metadata.TenantID != "t1" {
 		f.t.Errorf("dead record = id %s reason %q attempts %d last_error %q tenant %q; want %s max_attempts 1 %q t1",
 			rec.Envelope.ID, rec.DeadReason, rec.Attempts, rec.LastError, rec.Envelope.Metadata.TenantID, a3.ID, "storetest: dead on purpose")
@@ -115,13 +115,13 @@ func deadListPages(f *fixture) {
 	for i := range msgs {
 		msgs[i] = newMsg(i)
 	}
-	all := f.bySequence(f.kill(outbox.DeadPermanent, msgs...))
+	all := f.bySequence(f.kill(outboxdriver.DeadPermanent, msgs...))
 	var (
 		got   []reliar.MessageID
 		after int64
 	)
 	for page := 1; ; page++ {
-		p := f.listDead(outbox.DeadQuery{AfterSequence: after, Limit: 3})
+		p := f.listDead(outboxdriver.DeadQuery{AfterSequence: after, Limit: 3})
 		ids := f.deadIDs(p)
 		got = append(got, ids...)
 		if len(ids) < 3 {
@@ -140,11 +140,11 @@ func deadListPages(f *fixture) {
 	}
 	// A page one row short of full has no cursor; a page exactly filled by
 	// the last rows still has one, and the page after it is empty.
-	f.cursor("page one row short of full", f.listDead(outbox.DeadQuery{Limit: 8}), nil)
-	p := f.listDead(outbox.DeadQuery{Limit: 7})
+	f.cursor("page one row short of full", f.listDead(outboxdriver.DeadQuery{Limit: 8}), nil)
+	p := f.listDead(outboxdriver.DeadQuery{Limit: 7})
 	last := f.inspect(all[6]).Sequence
 	f.cursor("page filled by the last rows", p, &last)
-	p = f.listDead(outbox.DeadQuery{Limit: 7, AfterSequence: last})
+	p = f.listDead(outboxdriver.DeadQuery{Limit: 7, AfterSequence: last})
 	if len(p.Records)+len(p.Poisoned) != 0 {
 		f.t.Errorf("page after the last row has %d records", len(p.Records))
 	}
@@ -157,17 +157,17 @@ func deadListLimits(f *fixture) {
 	for i := range msgs {
 		msgs[i] = newMsg(i)
 	}
-	f.kill(outbox.DeadPermanent, msgs...)
-	if got := len(f.listDead(outbox.DeadQuery{}).Records); got != 100 {
+	f.kill(outboxdriver.DeadPermanent, msgs...)
+	if got := len(f.listDead(outboxdriver.DeadQuery{}).Records); got != 100 {
 		f.t.Errorf("ListDead without a limit: %d records, want the default 100", got)
 	}
-	p := f.listDead(outbox.DeadQuery{Limit: 5000})
+	p := f.listDead(outboxdriver.DeadQuery{Limit: 5000})
 	if len(p.Records) != 1000 {
 		f.t.Fatalf("ListDead with limit 5000: %d records, want the cap 1000", len(p.Records))
 	}
 	last := p.Records[999].Envelope.Sequence
 	f.cursor("capped page", p, &last)
-	p = f.listDead(outbox.DeadQuery{Limit: 5000, AfterSequence: last})
+	p = f.listDead(outboxdriver.DeadQuery{Limit: 5000, AfterSequence: last})
 	if len(p.Records) != 1 {
 		f.t.Errorf("page after the cap: %d records, want 1", len(p.Records))
 	}
@@ -175,16 +175,16 @@ func deadListLimits(f *fixture) {
 }
 
 func deadListPoisoned(f *fixture) {
-	good := f.bySequence(f.kill(outbox.DeadPermanent, newMsg(1), newMsg(2)))
+	good := f.bySequence(f.kill(outboxdriver.DeadPermanent, newMsg(1), newMsg(2)))
 	poison := poisonRow()
 	poison.Metadata = []byte(`not json at all`)
 	f.insertRow(poison)
-	if b := f.acquire(outbox.AcquireRequest{BatchSize: 10}); len(b.Poisoned) != 1 {
+	if b := f.acquire(outboxdriver.AcquireRequest{BatchSize: 10}); len(b.Poisoned) != 1 {
 		f.t.Fatalf("claim of the poison row: %d poisoned, want 1", len(b.Poisoned))
 	}
 	seq := f.inspect(poison.ID).Sequence
 
-	p := f.listDead(outbox.DeadQuery{Limit: 3})
+	p := f.listDead(outboxdriver.DeadQuery{Limit: 3})
 	if got := f.deadIDs(p); !slices.Equal(got, good) {
 		f.t.Errorf("Records = %v, want the decodable rows %v", got, good)
 	}
@@ -193,7 +193,7 @@ func deadListPoisoned(f *fixture) {
 	}
 	// The poison row was scanned last, so it is the cursor of the full page.
 	f.cursor("page ending in a poisoned row", p, &seq)
-	p = f.listDead(outbox.DeadQuery{Limit: 3, AfterSequence: seq})
+	p = f.listDead(outboxdriver.DeadQuery{Limit: 3, AfterSequence: seq})
 	if len(p.Records)+len(p.Poisoned) != 0 {
 		f.t.Errorf("page after the poison row: %d records %d poisoned, want none", len(p.Records), len(p.Poisoned))
 	}
@@ -211,9 +211,9 @@ func deadRetry(f *fixture) {
 	if len(recs) != 2 || !recs[0].Reclaimed {
 		f.t.Fatalf("reclaim: %d records, want 2 lapsed reclaims", len(recs))
 	}
-	failures := make([]outbox.FailedOutcome, len(recs))
+	failures := make([]outboxdriver.FailedOutcome, len(recs))
 	for i, r := range recs {
-		failures[i] = outbox.FailedOutcome{Lease: r.Lease(), Error: "gave up", DeadReason: outbox.DeadMaxAttempts}
+		failures[i] = outboxdriver.FailedOutcome{Lease: r.Lease(), Error: "gave up", DeadReason: outboxdriver.DeadMaxAttempts}
 	}
 	f.affected("Fail dead", f.fail(failures...), 2)
 	f.advance(2 * time.Hour)
@@ -256,7 +256,7 @@ func deadRetry(f *fixture) {
 }
 
 func deadOnly(f *fixture) {
-	dead := f.kill(outbox.DeadPermanent, newMsg(0))[0]
+	dead := f.kill(outboxdriver.DeadPermanent, newMsg(0))[0]
 	published, leased, pending := newMsg(1), newMsg(2), newMsg(3)
 	f.enqueue(published)
 	rec := f.claimOne(workerA, lease)

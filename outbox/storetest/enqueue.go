@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func enqueueCases() []testCase {
@@ -57,8 +57,8 @@ func enqueueDuplicate(f *fixture) {
 			c.fresh = c.msgs[0].ID
 		}
 		err := f.h.Enqueue(f.ctx, c.msgs...)
-		if !errors.Is(err, outbox.ErrDuplicateID) {
-			f.t.Errorf("%s: Enqueue error %v, want one matching outbox.ErrDuplicateID", c.name, err)
+		if !errors.Is(err, outboxdriver.ErrDuplicateID) {
+			f.t.Errorf("%s: Enqueue error %v, want one matching outboxdriver.ErrDuplicateID", c.name, err)
 		}
 		f.gone(c.fresh)
 	}
@@ -73,12 +73,12 @@ func enqueueDuplicate(f *fixture) {
 
 func enqueueTooLarge(f *fixture) {
 	small := newMsg(1)
-	big := reliar.NewMsg(blob{Data: strings.Repeat("x", outbox.DefaultMaxPayloadBytes)})
+	big := reliar.NewMsg(blob{Data: strings.Repeat("x", outboxdriver.DefaultMaxPayloadBytes)})
 	err := f.h.Enqueue(f.ctx, small, big)
-	if !errors.Is(err, outbox.ErrPayloadTooLarge) {
-		f.t.Fatalf("Enqueue of a %d-byte payload: error %v, want one matching outbox.ErrPayloadTooLarge", outbox.DefaultMaxPayloadBytes+len(`{"data":""}`), err)
+	if !errors.Is(err, outboxdriver.ErrPayloadTooLarge) {
+		f.t.Fatalf("Enqueue of a %d-byte payload: error %v, want one matching outboxdriver.ErrPayloadTooLarge", outboxdriver.DefaultMaxPayloadBytes+len(`{"data":""}`), err)
 	}
 	f.gone(small.ID)
 	f.gone(big.ID)
-	f.enqueue(reliar.NewMsg(blob{Data: strings.Repeat("x", outbox.DefaultMaxPayloadBytes/2)}))
+	f.enqueue(reliar.NewMsg(blob{Data: strings.Repeat("x", outboxdriver.DefaultMaxPayloadBytes/2)}))
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func envelopeCases() []testCase {
@@ -75,9 +75,9 @@ func envelopeRoundTrip(f *fixture) {
 }
 
 func envelopeNullColumns(f *fixture) {
-	r := outbox.Row{ID: reliar.NewMessageID(), MessageType: "storetest.plain", Payload: []byte(`{"n":1}`)}
+	r := outboxdriver.Row{ID: reliar.NewMessageID(), MessageType: "storetest.plain", Payload: []byte(`{"n":1}`)}
 	f.insertRow(r)
-	b := f.acquire(outbox.AcquireRequest{BatchSize: 10})
+	b := f.acquire(outboxdriver.AcquireRequest{BatchSize: 10})
 	if len(b.Poisoned) != 0 || len(b.Records) != 1 {
 		f.t.Fatalf("got %d records and poisoned %+v, want the row decoded", len(b.Records), b.Poisoned)
 	}
@@ -97,7 +97,7 @@ func envelopeColumnsWin(f *fixture) {
 	docConversation, colConversation := uuid.New(), uuid.New()
 	doc := `{"correlation":{"correlation_id":"doc-corr","conversation_id":"` + docConversation.String() + `"},` +
 		`"routing":{"source":"doc-source"},"delivery":{"content_type":"text/doc"},"tenant_id":"doc"}`
-	r := outbox.Row{
+	r := outboxdriver.Row{
 		ID:              reliar.NewMessageID(),
 		MessageType:     "storetest.columns",
 		ContentType:     "application/col",
@@ -106,7 +106,7 @@ func envelopeColumnsWin(f *fixture) {
 		ConversationID:  &colConversation,
 		TenantID:        ptr("col"),
 		Metadata:        []byte(doc),
-		MetadataVersion: ptr(outbox.MetadataVersion),
+		MetadataVersion: ptr(outboxdriver.MetadataVersion),
 	}
 	f.insertRow(r)
 	recs := f.claim(10)

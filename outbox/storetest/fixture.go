@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // The suite's defaults.
@@ -50,7 +50,7 @@ func (f *fixture) now() time.Time {
 	return f.stats().AsOf
 }
 
-func (f *fixture) stats() outbox.Stats {
+func (f *fixture) stats() outboxdriver.Stats {
 	f.t.Helper()
 	st, err := f.h.Store.Stats(f.ctx)
 	if err != nil {
@@ -85,7 +85,7 @@ func (f *fixture) enqueueN(n int) []reliar.MessageID {
 	return f.enqueue(msgs...)
 }
 
-func (f *fixture) insertRow(r outbox.Row) {
+func (f *fixture) insertRow(r outboxdriver.Row) {
 	f.t.Helper()
 	if err := f.h.InsertRow(f.ctx, r); err != nil {
 		f.t.Fatalf("InsertRow %s: %v", r.ID, err)
@@ -94,7 +94,7 @@ func (f *fixture) insertRow(r outbox.Row) {
 
 // acquire claims with req, filling in workerA, the default lease and a batch
 // of 100 where req leaves them zero.
-func (f *fixture) acquire(req outbox.AcquireRequest) outbox.AcquiredBatch {
+func (f *fixture) acquire(req outboxdriver.AcquireRequest) outboxdriver.AcquiredBatch {
 	f.t.Helper()
 	if req.Worker == "" {
 		req.Worker = workerA
@@ -116,15 +116,15 @@ func (f *fixture) acquire(req outbox.AcquireRequest) outbox.AcquiredBatch {
 }
 
 // claim claims up to n rows as workerA and returns the records.
-func (f *fixture) claim(n int) []outbox.Record {
+func (f *fixture) claim(n int) []outboxdriver.Record {
 	f.t.Helper()
-	return f.acquire(outbox.AcquireRequest{BatchSize: n}).Records
+	return f.acquire(outboxdriver.AcquireRequest{BatchSize: n}).Records
 }
 
 // claimOne claims exactly one row as worker with the given lease.
-func (f *fixture) claimOne(worker string, d time.Duration) outbox.Record {
+func (f *fixture) claimOne(worker string, d time.Duration) outboxdriver.Record {
 	f.t.Helper()
-	recs := f.acquire(outbox.AcquireRequest{Worker: worker, BatchSize: 1, Lease: d}).Records
+	recs := f.acquire(outboxdriver.AcquireRequest{Worker: worker, BatchSize: 1, Lease: d}).Records
 	if len(recs) != 1 {
 		f.t.Fatalf("Acquire as %s: got %d records, want 1", worker, len(recs))
 	}
@@ -134,7 +134,7 @@ func (f *fixture) claimOne(worker string, d time.Duration) outbox.Record {
 // claimNone checks that a claim finds nothing.
 func (f *fixture) claimNone(why string) {
 	f.t.Helper()
-	b := f.acquire(outbox.AcquireRequest{Worker: workerB})
+	b := f.acquire(outboxdriver.AcquireRequest{Worker: workerB})
 	if b.Len() != 0 {
 		f.t.Fatalf("%s: Acquire consumed %d rows (%v), want none", why, b.Len(), recordIDs(b.Records))
 	}
@@ -157,7 +157,7 @@ func (f *fixture) gone(id reliar.MessageID) {
 	}
 }
 
-func (f *fixture) complete(leases ...outbox.Lease) int64 {
+func (f *fixture) complete(leases ...outboxdriver.Lease) int64 {
 	f.t.Helper()
 	n, err := f.h.Store.Complete(f.ctx, leases)
 	if err != nil {
@@ -166,7 +166,7 @@ func (f *fixture) complete(leases ...outbox.Lease) int64 {
 	return n
 }
 
-func (f *fixture) fail(failures ...outbox.FailedOutcome) int64 {
+func (f *fixture) fail(failures ...outboxdriver.FailedOutcome) int64 {
 	f.t.Helper()
 	n, err := f.h.Store.Fail(f.ctx, failures)
 	if err != nil {
@@ -175,7 +175,7 @@ func (f *fixture) fail(failures ...outbox.FailedOutcome) int64 {
 	return n
 }
 
-func (f *fixture) release(leases ...outbox.Lease) int64 {
+func (f *fixture) release(leases ...outboxdriver.Lease) int64 {
 	f.t.Helper()
 	n, err := f.h.Store.Release(f.ctx, leases)
 	if err != nil {
@@ -184,7 +184,7 @@ func (f *fixture) release(leases ...outbox.Lease) int64 {
 	return n
 }
 
-func (f *fixture) extend(d time.Duration, leases ...outbox.Lease) int64 {
+func (f *fixture) extend(d time.Duration, leases ...outboxdriver.Lease) int64 {
 	f.t.Helper()
 	n, err := f.h.Store.ExtendLease(f.ctx, leases, d)
 	if err != nil {
@@ -193,7 +193,7 @@ func (f *fixture) extend(d time.Duration, leases ...outbox.Lease) int64 {
 	return n
 }
 
-func (f *fixture) purge(req outbox.PurgeRequest) outbox.PurgeReport {
+func (f *fixture) purge(req outboxdriver.PurgeRequest) outboxdriver.PurgeReport {
 	f.t.Helper()
 	rep, err := f.h.Store.Purge(f.ctx, req)
 	if err != nil {
@@ -212,16 +212,16 @@ func (f *fixture) affected(op string, got, want int64) {
 
 // kill enqueues msgs, claims them and fails them dead with reason, in one
 // call each, and returns their ids. No other row may be due.
-func (f *fixture) kill(reason outbox.DeadReason, msgs ...reliar.Outgoing) []reliar.MessageID {
+func (f *fixture) kill(reason outboxdriver.DeadReason, msgs ...reliar.Outgoing) []reliar.MessageID {
 	f.t.Helper()
 	ids := f.enqueue(msgs...)
 	recs := f.claim(len(msgs))
 	if !sameIDs(recordIDs(recs), ids) {
 		f.t.Fatalf("claimed %v, want the fresh messages %v", recordIDs(recs), ids)
 	}
-	failures := make([]outbox.FailedOutcome, len(recs))
+	failures := make([]outboxdriver.FailedOutcome, len(recs))
 	for i, r := range recs {
-		failures[i] = outbox.FailedOutcome{Lease: r.Lease(), Error: "storetest: dead on purpose", DeadReason: reason}
+		failures[i] = outboxdriver.FailedOutcome{Lease: r.Lease(), Error: "storetest: dead on purpose", DeadReason: reason}
 	}
 	f.affected("Fail dead", f.fail(failures...), int64(len(recs)))
 	return ids
@@ -256,15 +256,15 @@ func (f *fixture) nearDuration(what string, got, want time.Duration) {
 	}
 }
 
-func leases(recs []outbox.Record) []outbox.Lease {
-	out := make([]outbox.Lease, len(recs))
+func leases(recs []outboxdriver.Record) []outboxdriver.Lease {
+	out := make([]outboxdriver.Lease, len(recs))
 	for i := range recs {
 		out[i] = recs[i].Lease()
 	}
 	return out
 }
 
-func recordIDs(recs []outbox.Record) []reliar.MessageID {
+func recordIDs(recs []outboxdriver.Record) []reliar.MessageID {
 	out := make([]reliar.MessageID, len(recs))
 	for i := range recs {
 		out[i] = recs[i].Envelope.ID
@@ -308,6 +308,6 @@ func deref[T any](p *T) any {
 func ptr[T any](v T) *T { return &v }
 
 // randomLease is a lease no claim ever gave out.
-func randomLease(id reliar.MessageID) outbox.Lease {
-	return outbox.Lease{ID: id, Token: uuid.New()}
+func randomLease(id reliar.MessageID) outboxdriver.Lease {
+	return outboxdriver.Lease{ID: id, Token: uuid.New()}
 }

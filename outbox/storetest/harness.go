@@ -1,4 +1,4 @@
-// Package storetest is the conformance suite every outbox.Store passes: each
+// Package storetest is the conformance suite every outboxdriver.Store passes: each
 // rule of the store contract is a subtest run against fresh stores made by a
 // factory. A store implementation calls [Run] from its own tests.
 package storetest
@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Harness is one fresh, empty store and the test hooks the suite needs to
@@ -19,14 +19,14 @@ import (
 // from every other (a schema, database or file of its own).
 type Harness struct {
 	// Store is the store under test.
-	Store outbox.Store
+	Store outboxdriver.Store
 	// Enqueue inserts msgs in one committed transaction through the store's
 	// own enqueue path.
 	Enqueue func(ctx context.Context, msgs ...reliar.Outgoing) error
 	// InsertRow inserts a raw row as it is, bypassing encoding, so the suite
 	// can plant poison (bad metadata JSON, an unknown metadata version,
 	// headers that are not a string map). Nil AvailableAt means now.
-	InsertRow func(ctx context.Context, row outbox.Row) error
+	InsertRow func(ctx context.Context, row outboxdriver.Row) error
 	// Inspect reads the bookkeeping columns of one row; it returns
 	// ErrNoRow when the row does not exist.
 	Inspect func(ctx context.Context, id reliar.MessageID) (RowState, error)

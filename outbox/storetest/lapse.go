@@ -3,7 +3,7 @@ package storetest
 import (
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func lapseCases() []testCase {
@@ -48,7 +48,7 @@ func lapseNotOnRelease(f *fixture) {
 	if rec.Reclaimed || rec.LapsedClaims != 0 {
 		f.t.Errorf("claim after Release: Reclaimed %v LapsedClaims %d; want false 0", rec.Reclaimed, rec.LapsedClaims)
 	}
-	f.affected("Fail retry", f.fail(outbox.FailedOutcome{Lease: rec.Lease(), Error: "again"}), 1)
+	f.affected("Fail retry", f.fail(outboxdriver.FailedOutcome{Lease: rec.Lease(), Error: "again"}), 1)
 	f.advance(lease + time.Minute)
 	rec = f.claimOne(workerA, lease)
 	if rec.Reclaimed || rec.LapsedClaims != 0 {
@@ -62,7 +62,7 @@ func lapseNotOnRelease(f *fixture) {
 func lapseMaxClaims(f *fixture) {
 	const maxClaims = 2
 	crashing := f.enqueueN(1)[0]
-	req := outbox.AcquireRequest{Worker: workerA, BatchSize: 10, MaxClaims: maxClaims}
+	req := outboxdriver.AcquireRequest{Worker: workerA, BatchSize: 10, MaxClaims: maxClaims}
 	// The first claim and maxClaims lapsed reclaims hand the row out.
 	for claim := 0; claim <= maxClaims; claim++ {
 		b := f.acquire(req)
@@ -83,7 +83,7 @@ func lapseMaxClaims(f *fixture) {
 		f.t.Errorf("batch Len() = %d, want 2", b.Len())
 	}
 	st := f.inspect(crashing)
-	if st.DeadReason == nil || *st.DeadReason != string(outbox.DeadMaxClaims) || st.DeadAt == nil || st.PublishedAt != nil {
+	if st.DeadReason == nil || *st.DeadReason != string(outboxdriver.DeadMaxClaims) || st.DeadAt == nil || st.PublishedAt != nil {
 		f.t.Errorf("dead_reason %v dead_at %v published_at %v; want max_claims, set, NULL",
 			deref(st.DeadReason), deref(st.DeadAt), deref(st.PublishedAt))
 	}
@@ -100,7 +100,7 @@ func lapseMaxClaims(f *fixture) {
 
 func lapseMaxClaimsZero(f *fixture) {
 	f.enqueueN(1)
-	req := outbox.AcquireRequest{Worker: workerA, BatchSize: 10}
+	req := outboxdriver.AcquireRequest{Worker: workerA, BatchSize: 10}
 	for claim := 0; claim <= 4; claim++ {
 		b := f.acquire(req)
 		if len(b.Records) != 1 || b.Records[0].LapsedClaims != claim || len(b.DeadMaxClaims) != 0 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // signalWait bounds how long the suite waits for a wake-up.
@@ -12,15 +12,15 @@ const signalWait = 10 * time.Second
 
 func optionalCases() []testCase {
 	return []testCase{
-		{name: "Notifier wakes up on Enqueue", needs: func(c outbox.Capabilities) bool { return c.Notify }, run: notifyWakeup},
-		{name: "MaintenanceLocker admits one holder at a time", needs: func(c outbox.Capabilities) bool { return c.MaintenanceLock }, run: maintenanceLock},
+		{name: "Notifier wakes up on Enqueue", needs: func(c outboxdriver.Capabilities) bool { return c.Notify }, run: notifyWakeup},
+		{name: "MaintenanceLocker admits one holder at a time", needs: func(c outboxdriver.Capabilities) bool { return c.MaintenanceLock }, run: maintenanceLock},
 	}
 }
 
 func notifyWakeup(f *fixture) {
-	n, ok := f.h.Store.(outbox.Notifier)
+	n, ok := f.h.Store.(outboxdriver.Notifier)
 	if !ok {
-		f.t.Fatalf("Capabilities().Notify is true but %T does not implement outbox.Notifier", f.h.Store)
+		f.t.Fatalf("Capabilities().Notify is true but %T does not implement outboxdriver.Notifier", f.h.Store)
 	}
 	ctx, cancel := context.WithCancel(f.ctx)
 	defer cancel()
@@ -52,9 +52,9 @@ func notifyWakeup(f *fixture) {
 }
 
 func maintenanceLock(f *fixture) {
-	l, ok := f.h.Store.(outbox.MaintenanceLocker)
+	l, ok := f.h.Store.(outboxdriver.MaintenanceLocker)
 	if !ok {
-		f.t.Fatalf("Capabilities().MaintenanceLock is true but %T does not implement outbox.MaintenanceLocker", f.h.Store)
+		f.t.Fatalf("Capabilities().MaintenanceLock is true but %T does not implement outboxdriver.MaintenanceLocker", f.h.Store)
 	}
 	lock := func(want bool, why string) func() {
 		f.t.Helper()

@@ -4,11 +4,11 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func orderingCases() []testCase {
-	perKey := func(c outbox.Capabilities) bool { return c.PerKeyOrdering }
+	perKey := func(c outboxdriver.Capabilities) bool { return c.PerKeyOrdering }
 	return []testCase{
 		{name: "same-key rows are claimed one at a time in sequence order", needs: perKey, run: perKeyOneAtATime},
 		{name: "a leased head blocks its key while others proceed", needs: perKey, run: perKeyLeasedHead},
@@ -18,9 +18,9 @@ func orderingCases() []testCase {
 }
 
 // claimPerKey claims with per-key ordering as workerA.
-func (f *fixture) claimPerKey() []outbox.Record {
+func (f *fixture) claimPerKey() []outboxdriver.Record {
 	f.t.Helper()
-	return f.acquire(outbox.AcquireRequest{BatchSize: 10, Ordering: outbox.PerKey}).Records
+	return f.acquire(outboxdriver.AcquireRequest{BatchSize: 10, Ordering: outboxdriver.PerKey}).Records
 }
 
 // enqueueEach enqueues msgs one call each, so their sequences follow the
@@ -34,7 +34,7 @@ func (f *fixture) enqueueEach(msgs ...reliar.Outgoing) []reliar.MessageID {
 }
 
 // wantClaim claims per key and checks the claimed ids.
-func (f *fixture) wantClaim(why string, want ...reliar.MessageID) []outbox.Record {
+func (f *fixture) wantClaim(why string, want ...reliar.MessageID) []outboxdriver.Record {
 	f.t.Helper()
 	recs := f.claimPerKey()
 	if !sameIDs(recordIDs(recs), want) {
@@ -78,7 +78,7 @@ func perKeyRetryHead(f *fixture) {
 	recs := f.wantClaim("heads", head, other)
 	for _, r := range recs {
 		if r.Envelope.ID == head {
-			f.affected("Fail retry", f.fail(outbox.FailedOutcome{Lease: r.Lease(), Error: "later", RetryAfter: 10 * time.Minute}), 1)
+			f.affected("Fail retry", f.fail(outboxdriver.FailedOutcome{Lease: r.Lease(), Error: "later", RetryAfter: 10 * time.Minute}), 1)
 		} else {
 			f.affected("Complete", f.complete(r.Lease()), 1)
 		}
@@ -93,6 +93,6 @@ func perKeyRetryHead(f *fixture) {
 func perKeyDeadHead(f *fixture) {
 	ids := f.enqueueEach(keyed("k1"), keyed("k1"))
 	rec := f.wantClaim("head", ids[0])[0]
-	f.affected("Fail dead", f.fail(outbox.FailedOutcome{Lease: rec.Lease(), Error: "bad", DeadReason: outbox.DeadPermanent}), 1)
+	f.affected("Fail dead", f.fail(outboxdriver.FailedOutcome{Lease: rec.Lease(), Error: "bad", DeadReason: outboxdriver.DeadPermanent}), 1)
 	f.wantClaim("the dead head no longer blocks", ids[1])
 }

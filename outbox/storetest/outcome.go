@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func fencingCases() []testCase {
@@ -31,18 +31,18 @@ func outcomeCases() []testCase {
 
 // allOutcomes runs every fenced write with l and checks that none of them
 // affected a row.
-func (f *fixture) allOutcomes(what string, l outbox.Lease) {
+func (f *fixture) allOutcomes(what string, l outboxdriver.Lease) {
 	f.t.Helper()
 	f.affected(what+": Complete", f.complete(l), 0)
-	f.affected(what+": Fail retry", f.fail(outbox.FailedOutcome{Lease: l, Error: "x"}), 0)
-	f.affected(what+": Fail dead", f.fail(outbox.FailedOutcome{Lease: l, Error: "x", DeadReason: outbox.DeadPermanent}), 0)
+	f.affected(what+": Fail retry", f.fail(outboxdriver.FailedOutcome{Lease: l, Error: "x"}), 0)
+	f.affected(what+": Fail dead", f.fail(outboxdriver.FailedOutcome{Lease: l, Error: "x", DeadReason: outboxdriver.DeadPermanent}), 0)
 	f.affected(what+": Release", f.release(l), 0)
 	f.affected(what+": ExtendLease", f.extend(time.Hour, l), 0)
 }
 
 // stillHeld checks that a row is pending, untouched by outcomes and held by
 // the lease of rec.
-func (f *fixture) stillHeld(rec outbox.Record) {
+func (f *fixture) stillHeld(rec outboxdriver.Record) {
 	f.t.Helper()
 	st := f.inspect(rec.Envelope.ID)
 	if st.LeaseToken == nil || *st.LeaseToken != rec.Token {
@@ -99,11 +99,11 @@ func fenceNeverBoth(f *fixture) {
 	f.enqueueN(2)
 	recs := f.claim(2)
 	f.affected("Complete", f.complete(recs[0].Lease()), 1)
-	f.affected("Fail dead after Complete", f.fail(outbox.FailedOutcome{Lease: recs[0].Lease(), Error: "late", DeadReason: outbox.DeadPermanent}), 0)
-	f.affected("Fail dead", f.fail(outbox.FailedOutcome{Lease: recs[1].Lease(), Error: "bad", DeadReason: outbox.DeadPermanent}), 1)
+	f.affected("Fail dead after Complete", f.fail(outboxdriver.FailedOutcome{Lease: recs[0].Lease(), Error: "late", DeadReason: outboxdriver.DeadPermanent}), 0)
+	f.affected("Fail dead", f.fail(outboxdriver.FailedOutcome{Lease: recs[1].Lease(), Error: "bad", DeadReason: outboxdriver.DeadPermanent}), 1)
 	f.affected("Complete after dead", f.complete(recs[1].Lease()), 0)
 	f.advance(time.Hour)
-	f.purge(outbox.PurgeRequest{BatchSize: 10})
+	f.purge(outboxdriver.PurgeRequest{BatchSize: 10})
 	for _, r := range recs {
 		st := f.inspect(r.Envelope.ID)
 		if (st.PublishedAt == nil) == (st.DeadAt == nil) {
@@ -138,7 +138,7 @@ func outcomeRetry(f *fixture) {
 	id := f.enqueueN(1)[0]
 	rec := f.claimOne(workerA, lease)
 	before := f.now()
-	f.affected("Fail retry", f.fail(outbox.FailedOutcome{Lease: rec.Lease(), Error: "broker down", RetryAfter: 10 * time.Minute}), 1)
+	f.affected("Fail retry", f.fail(outboxdriver.FailedOutcome{Lease: rec.Lease(), Error: "broker down", RetryAfter: 10 * time.Minute}), 1)
 	after := f.now()
 	st := f.inspect(id)
 	if st.Attempts != 1 || st.LastError == nil || *st.LastError != "broker down" {
@@ -164,11 +164,11 @@ func outcomeDead(f *fixture) {
 	id := f.enqueueN(1)[0]
 	rec := f.claimOne(workerA, lease)
 	before := f.now()
-	f.affected("Fail dead", f.fail(outbox.FailedOutcome{Lease: rec.Lease(), Error: "rejected", DeadReason: outbox.DeadPermanent}), 1)
+	f.affected("Fail dead", f.fail(outboxdriver.FailedOutcome{Lease: rec.Lease(), Error: "rejected", DeadReason: outboxdriver.DeadPermanent}), 1)
 	after := f.now()
 	st := f.inspect(id)
 	f.near("dead_at", st.DeadAt, before, after)
-	if st.Attempts != 1 || deref(st.DeadReason) != string(outbox.DeadPermanent) || deref(st.LastError) != "rejected" || st.PublishedAt != nil {
+	if st.Attempts != 1 || deref(st.DeadReason) != string(outboxdriver.DeadPermanent) || deref(st.LastError) != "rejected" || st.PublishedAt != nil {
 		f.t.Errorf("attempts %d dead_reason %v last_error %v published_at %v; want 1, permanent, rejected, NULL",
 			st.Attempts, deref(st.DeadReason), deref(st.LastError), deref(st.PublishedAt))
 	}
@@ -220,10 +220,10 @@ func outcomeSanitize(f *fixture) {
 	ids := f.enqueueN(2)
 	recs := f.claim(2)
 	// NUL bytes and invalid UTF-8 go; the rest is cut at a rune boundary.
-	raw := "a\x00b\xffc " + strings.Repeat("é", 2*outbox.MaxErrorBytes)
+	raw := "a\x00b\xffc " + strings.Repeat("é", 2*outboxdriver.MaxErrorBytes)
 	f.affected("Fail", f.fail(
-		outbox.FailedOutcome{Lease: recs[0].Lease(), Error: raw, RetryAfter: time.Minute},
-		outbox.FailedOutcome{Lease: recs[1].Lease(), Error: raw, DeadReason: outbox.DeadPermanent},
+		outboxdriver.FailedOutcome{Lease: recs[0].Lease(), Error: raw, RetryAfter: time.Minute},
+		outboxdriver.FailedOutcome{Lease: recs[1].Lease(), Error: raw, DeadReason: outboxdriver.DeadPermanent},
 	), 2)
 	for _, id := range ids {
 		st := f.inspect(id)
@@ -231,8 +231,8 @@ func outcomeSanitize(f *fixture) {
 		switch {
 		case !utf8.ValidString(got), strings.ContainsRune(got, 0):
 			f.t.Errorf("row %s: last_error keeps NUL or invalid UTF-8: %q", id, got[:min(len(got), 16)])
-		case len(got) > outbox.MaxErrorBytes || len(got) < outbox.MaxErrorBytes-utf8.UTFMax:
-			f.t.Errorf("row %s: last_error is %d bytes, want at most %d and cut at the last rune boundary", id, len(got), outbox.MaxErrorBytes)
+		case len(got) > outboxdriver.MaxErrorBytes || len(got) < outboxdriver.MaxErrorBytes-utf8.UTFMax:
+			f.t.Errorf("row %s: last_error is %d bytes, want at most %d and cut at the last rune boundary", id, len(got), outboxdriver.MaxErrorBytes)
 		case !strings.HasPrefix(got, "abc é"):
 			f.t.Errorf("row %s: last_error starts %q, want %q", id, got[:min(len(got), 16)], "abc é")
 		}

@@ -2,7 +2,7 @@ package storetest
 
 import (
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func poisonCases() []testCase {
@@ -12,8 +12,8 @@ func poisonCases() []testCase {
 }
 
 // poisonRow is a raw row with only the required columns set.
-func poisonRow() outbox.Row {
-	return outbox.Row{ID: reliar.NewMessageID(), MessageType: "storetest.poison", Payload: []byte(`{}`)}
+func poisonRow() outboxdriver.Row {
+	return outboxdriver.Row{ID: reliar.NewMessageID(), MessageType: "storetest.poison", Payload: []byte(`{}`)}
 }
 
 // plantPoison inserts one row of each kind of poison and returns their ids.
@@ -21,17 +21,17 @@ func (f *fixture) plantPoison() []reliar.MessageID {
 	f.t.Helper()
 	badJSON := poisonRow()
 	badJSON.Metadata = []byte(`{"correlation": not json`)
-	badJSON.MetadataVersion = ptr(outbox.MetadataVersion)
+	badJSON.MetadataVersion = ptr(outboxdriver.MetadataVersion)
 
 	badVersion := poisonRow()
 	badVersion.Metadata = []byte(`{}`)
-	badVersion.MetadataVersion = ptr(outbox.MetadataVersion + 98)
+	badVersion.MetadataVersion = ptr(outboxdriver.MetadataVersion + 98)
 
 	badHeaders := poisonRow()
 	badHeaders.Headers = []byte(`{"retries": 3, "nested": {"a": "b"}}`)
 
 	var ids []reliar.MessageID
-	for _, r := range []outbox.Row{badJSON, badVersion, badHeaders} {
+	for _, r := range []outboxdriver.Row{badJSON, badVersion, badHeaders} {
 		f.insertRow(r)
 		ids = append(ids, r.ID)
 	}
@@ -41,7 +41,7 @@ func (f *fixture) plantPoison() []reliar.MessageID {
 func poisonSweep(f *fixture) {
 	poison := f.plantPoison()
 	good := f.enqueueN(1)[0]
-	b := f.acquire(outbox.AcquireRequest{BatchSize: 10})
+	b := f.acquire(outboxdriver.AcquireRequest{BatchSize: 10})
 	if len(b.Records) != 1 || b.Records[0].Envelope.ID != good {
 		f.t.Fatalf("Records = %v, want only the good row %s", recordIDs(b.Records), good)
 	}
@@ -55,11 +55,11 @@ func poisonSweep(f *fixture) {
 		if p.Sequence != st.Sequence || p.Error == "" {
 			f.t.Errorf("poisoned %s: Sequence %d Error %q; want the stored sequence %d and the decode error", p.ID, p.Sequence, p.Error, st.Sequence)
 		}
-		if deref(st.DeadReason) != string(outbox.DeadUndecodable) || st.DeadAt == nil || st.PublishedAt != nil {
+		if deref(st.DeadReason) != string(outboxdriver.DeadUndecodable) || st.DeadAt == nil || st.PublishedAt != nil {
 			f.t.Errorf("poisoned %s: dead_reason %v dead_at %v published_at %v; want undecodable, set, NULL",
 				p.ID, deref(st.DeadReason), deref(st.DeadAt), deref(st.PublishedAt))
 		}
-		if want := outbox.SanitizeError(p.Error); deref(st.LastError) != want {
+		if want := outboxdriver.SanitizeError(p.Error); deref(st.LastError) != want {
 			f.t.Errorf("poisoned %s: last_error %v, want the decode error %q", p.ID, deref(st.LastError), want)
 		}
 		if st.Attempts != 0 {

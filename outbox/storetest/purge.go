@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func purgeCases() []testCase {
@@ -31,11 +31,11 @@ func purgeExpiry(f *fixture) {
 		f.t.Fatalf("claimed %s, want %s", rec.Envelope.ID, held.ID)
 	}
 	f.advance(2 * time.Hour)
-	if rep := f.purge(outbox.PurgeRequest{BatchSize: 10}); rep.Expired != 1 || rep.PublishedDeleted != 0 || rep.DeadDeleted != 0 {
+	if rep := f.purge(outboxdriver.PurgeRequest{BatchSize: 10}); rep.Expired != 1 || rep.PublishedDeleted != 0 || rep.DeadDeleted != 0 {
 		f.t.Fatalf("Purge = %+v, want only the free expired row expired", rep)
 	}
 	st := f.inspect(free.ID)
-	if deref(st.DeadReason) != string(outbox.DeadExpired) || st.DeadAt == nil || st.Attempts != 0 {
+	if deref(st.DeadReason) != string(outboxdriver.DeadExpired) || st.DeadAt == nil || st.Attempts != 0 {
 		f.t.Errorf("free expired row: dead_reason %v dead_at %v attempts %d; want expired, set, 0", deref(st.DeadReason), deref(st.DeadAt), st.Attempts)
 	}
 	f.leaseCleared(free.ID, st)
@@ -47,11 +47,11 @@ func purgeExpiry(f *fixture) {
 	}
 	// Once the lease lapses, the sweep takes the held row too.
 	f.advance(2 * time.Hour)
-	if rep := f.purge(outbox.PurgeRequest{BatchSize: 10}); rep.Expired != 1 {
+	if rep := f.purge(outboxdriver.PurgeRequest{BatchSize: 10}); rep.Expired != 1 {
 		f.t.Fatalf("Purge after the lease lapsed = %+v, want 1 expired", rep)
 	}
 	st = f.inspect(held.ID)
-	if deref(st.DeadReason) != string(outbox.DeadExpired) {
+	if deref(st.DeadReason) != string(outboxdriver.DeadExpired) {
 		f.t.Errorf("held row after its lease lapsed: dead_reason %v, want expired", deref(st.DeadReason))
 	}
 	f.leaseCleared(held.ID, st)
@@ -65,7 +65,7 @@ func purgeExpiryBounded(f *fixture) {
 	}
 	f.enqueue(msgs...)
 	for pass, want := range []int64{10, 10, 5, 0} {
-		if rep := f.purge(outbox.PurgeRequest{BatchSize: 10}); rep.Expired != want {
+		if rep := f.purge(outboxdriver.PurgeRequest{BatchSize: 10}); rep.Expired != want {
 			f.t.Fatalf("pass %d: Expired %d, want %d", pass+1, rep.Expired, want)
 		}
 	}
@@ -99,7 +99,7 @@ func (f *fixture) survived(ids []reliar.MessageID) {
 }
 
 // bounded runs purge passes of BatchSize 10 and checks each pass's count.
-func (f *fixture) bounded(req outbox.PurgeRequest, count func(outbox.PurgeReport) int64, other func(outbox.PurgeReport) int64) {
+func (f *fixture) bounded(req outboxdriver.PurgeRequest, count func(outboxdriver.PurgeReport) int64, other func(outboxdriver.PurgeReport) int64) {
 	f.t.Helper()
 	req.BatchSize = 10
 	for pass, want := range []int64{10, 10, 5, 0} {
@@ -110,19 +110,19 @@ func (f *fixture) bounded(req outbox.PurgeRequest, count func(outbox.PurgeReport
 	}
 }
 
-func publishedDeleted(r outbox.PurgeReport) int64 { return r.PublishedDeleted }
-func deadDeleted(r outbox.PurgeReport) int64      { return r.DeadDeleted }
+func publishedDeleted(r outboxdriver.PurgeReport) int64 { return r.PublishedDeleted }
+func deadDeleted(r outboxdriver.PurgeReport) int64      { return r.DeadDeleted }
 
 func purgePublished(f *fixture) {
 	keep := f.survivors()
 	old := f.enqueueN(25)
 	f.affected("Complete", f.complete(leases(f.claim(25))...), 25)
-	oldDead := f.kill(outbox.DeadPermanent, newMsg(1))
+	oldDead := f.kill(outboxdriver.DeadPermanent, newMsg(1))
 	f.advance(2 * retention)
 	fresh := f.enqueueN(3)
 	f.affected("Complete", f.complete(leases(f.claim(3))...), 3)
 
-	f.bounded(outbox.PurgeRequest{PublishedRetention: ptr(retention)}, publishedDeleted, deadDeleted)
+	f.bounded(outboxdriver.PurgeRequest{PublishedRetention: ptr(retention)}, publishedDeleted, deadDeleted)
 	for _, id := range old {
 		f.gone(id)
 	}
@@ -138,13 +138,13 @@ func purgeDead(f *fixture) {
 		msgs[i] = newMsg(i)
 	}
 	keep := f.survivors()
-	old := f.kill(outbox.DeadMaxAttempts, msgs...)
+	old := f.kill(outboxdriver.DeadMaxAttempts, msgs...)
 	oldPublished := f.enqueueN(1)
 	f.affected("Complete", f.complete(leases(f.claim(1))...), 1)
 	f.advance(2 * retention)
-	fresh := f.kill(outbox.DeadPermanent, newMsg(1), newMsg(2))
+	fresh := f.kill(outboxdriver.DeadPermanent, newMsg(1), newMsg(2))
 
-	f.bounded(outbox.PurgeRequest{DeadRetention: ptr(retention)}, deadDeleted, publishedDeleted)
+	f.bounded(outboxdriver.PurgeRequest{DeadRetention: ptr(retention)}, deadDeleted, publishedDeleted)
 	for _, id := range old {
 		f.gone(id)
 	}
@@ -157,14 +157,14 @@ func purgeDead(f *fixture) {
 func purgeNilRetention(f *fixture) {
 	published := f.enqueueN(1)
 	f.affected("Complete", f.complete(leases(f.claim(1))...), 1)
-	dead := f.kill(outbox.DeadPermanent, newMsg(1))
+	dead := f.kill(outboxdriver.DeadPermanent, newMsg(1))
 	f.advance(100 * 24 * time.Hour)
-	if rep := f.purge(outbox.PurgeRequest{BatchSize: 10}); rep != (outbox.PurgeReport{}) {
+	if rep := f.purge(outboxdriver.PurgeRequest{BatchSize: 10}); rep != (outboxdriver.PurgeReport{}) {
 		f.t.Fatalf("Purge with nil retentions = %+v, want nothing done", rep)
 	}
 	f.inspect(published[0])
 	f.inspect(dead[0])
-	if rep := f.purge(outbox.PurgeRequest{BatchSize: 10, PublishedRetention: ptr(retention), DeadRetention: ptr(retention)}); rep.PublishedDeleted != 1 || rep.DeadDeleted != 1 {
+	if rep := f.purge(outboxdriver.PurgeRequest{BatchSize: 10, PublishedRetention: ptr(retention), DeadRetention: ptr(retention)}); rep.PublishedDeleted != 1 || rep.DeadDeleted != 1 {
 		f.t.Fatalf("Purge with both retentions = %+v, want one of each deleted", rep)
 	}
 }

@@ -3,7 +3,7 @@ package storetest
 import (
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func statsCases() []testCase {
@@ -19,7 +19,7 @@ func statsEmpty(f *fixture) {
 		f.t.Error("AsOf is zero, want the store's clock")
 	}
 	st.AsOf = time.Time{}
-	if st != (outbox.Stats{}) {
+	if st != (outboxdriver.Stats{}) {
 		f.t.Errorf("Stats of an empty store = %+v, want all zero", st)
 	}
 }
@@ -49,12 +49,12 @@ func statsPartition(f *fixture) {
 	now := f.now()
 	pub, dead, held, heldExpiring := newMsg(1), newMsg(2), newMsg(3), expiring(now.Add(5*time.Minute))
 	f.enqueue(pub, dead, held, heldExpiring)
-	for _, r := range f.acquire(outbox.AcquireRequest{BatchSize: 4, Lease: time.Hour}).Records {
+	for _, r := range f.acquire(outboxdriver.AcquireRequest{BatchSize: 4, Lease: time.Hour}).Records {
 		switch r.Envelope.ID {
 		case pub.ID:
 			f.affected("Complete", f.complete(r.Lease()), 1)
 		case dead.ID:
-			f.affected("Fail dead", f.fail(outbox.FailedOutcome{Lease: r.Lease(), Error: "x", DeadReason: outbox.DeadPermanent}), 1)
+			f.affected("Fail dead", f.fail(outboxdriver.FailedOutcome{Lease: r.Lease(), Error: "x", DeadReason: outboxdriver.DeadPermanent}), 1)
 		}
 	}
 	f.enqueue(newMsg(4), newMsg(5), at(now.Add(2*time.Hour)), expiring(now.Add(5*time.Minute)))

@@ -3,14 +3,14 @@ package storetest
 import (
 	"testing"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // testCase is one rule of the store contract. needs, when set, names the
 // capability the rule depends on; the case is skipped on stores without it.
 type testCase struct {
 	name  string
-	needs func(outbox.Capabilities) bool
+	needs func(outboxdriver.Capabilities) bool
 	run   func(f *fixture)
 }
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // dueRows locks up to ?1 claimable rows (pending, available, lease free, not
@@ -50,29 +50,29 @@ type candidate struct {
 // locks them, rows whose lapsed claims reached req.MaxClaims and rows that
 // cannot be decoded go dead, and an UPDATE leases the rest with a fresh
 // token each. The row locks end at commit, before Acquire returns.
-func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
-	var batch outbox.AcquiredBatch
+func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (outboxdriver.AcquiredBatch, error) {
+	var batch outboxdriver.AcquiredBatch
 	if req.BatchSize <= 0 {
 		return batch, nil
 	}
 	if req.Lease <= 0 {
 		return batch, invalidRequest("acquire", "lease %v is not positive", req.Lease)
 	}
-	if req.Ordering == outbox.PerKey {
+	if req.Ordering == outboxdriver.PerKey {
 		return batch, invalidRequest("acquire", "per-key ordering is not supported")
 	}
 	err := s.inTx(ctx, "acquire", func(tx *sql.Tx) error {
-		batch = outbox.AcquiredBatch{}
+		batch = outboxdriver.AcquiredBatch{}
 		cands, err := selectCandidates(ctx, tx, req.BatchSize)
 		if err != nil || len(cands) == 0 {
 			return err
 		}
 		now := cands[0].now
 		var claimed []candidate
-		var records []outbox.Record
+		var records []outboxdriver.Record
 		for _, c := range cands {
 			if c.lapsed && req.MaxClaims > 0 && c.lapsedClaims >= req.MaxClaims {
-				if err := kill(ctx, tx, c.raw.Sequence, outbox.DeadMaxClaims, nil, now); err != nil {
+				if err := kill(ctx, tx, c.raw.Sequence, outboxdriver.DeadMaxClaims, nil, now); err != nil {
 					return err
 				}
 				batch.DeadMaxClaims = append(batch.DeadMaxClaims, c.raw.MessageID())
@@ -80,11 +80,11 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 			}
 			env, err := c.raw.Decode(datetime)
 			if err != nil {
-				msg := outbox.SanitizeError(err.Error())
-				if err := kill(ctx, tx, c.raw.Sequence, outbox.DeadUndecodable, &msg, now); err != nil {
+				msg := outboxdriver.SanitizeError(err.Error())
+				if err := kill(ctx, tx, c.raw.Sequence, outboxdriver.DeadUndecodable, &msg, now); err != nil {
 					return err
 				}
-				batch.Poisoned = append(batch.Poisoned, outbox.PoisonedRecord{
+				batch.Poisoned = append(batch.Poisoned, outboxdriver.PoisonedRecord{
 					ID: c.raw.MessageID(), Sequence: c.raw.Sequence, Error: err.Error(),
 				})
 				continue
@@ -94,7 +94,7 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 				lapsed = 1
 			}
 			claimed = append(claimed, c)
-			records = append(records, outbox.Record{
+			records = append(records, outboxdriver.Record{
 				Envelope:      env,
 				Token:         uuid.New(),
 				Attempts:      int(c.raw.Attempts),
@@ -115,7 +115,7 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 		return nil
 	})
 	if err != nil {
-		return outbox.AcquiredBatch{}, err
+		return outboxdriver.AcquiredBatch{}, err
 	}
 	return batch, nil
 }
@@ -157,16 +157,16 @@ func selectCandidates(ctx context.Context, tx *sql.Tx, limit int) ([]candidate, 
 }
 
 // kill moves one locked row to dead.
-func kill(ctx context.Context, tx *sql.Tx, seq int64, reason outbox.DeadReason, lastError *string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, killRow, now, string(reason), sqlstore.NullText(lastError), now, seq)
+func kill(ctx context.Context, tx *sql.Tx, seq int64, reason outboxdriver.DeadReason, lastError *string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, killRow, now, string(reason), outboxsql.NullText(lastError), now, seq)
 	return err
 }
 
 // lease writes the leases of the locked rows cands, whose records carry the
 // fresh tokens. lapsed_claims is assigned first: MariaDB evaluates the
 // assignments left to right, and it reads locked_by before it is set.
-func lease(ctx context.Context, tx *sql.Tx, req outbox.AcquireRequest, now time.Time,
-	cands []candidate, records []outbox.Record) error {
+func lease(ctx context.Context, tx *sql.Tx, req outboxdriver.AcquireRequest, now time.Time,
+	cands []candidate, records []outboxdriver.Record) error {
 	var b strings.Builder
 	b.WriteString(`UPDATE outbox SET
 	    lapsed_claims = lapsed_claims + (locked_by IS NOT NULL),

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // listDead reads one page of dead rows in sequence order through
@@ -27,7 +27,7 @@ const idChunk = 1000
 // ListDead returns one page of dead rows ordered by sequence. Rows that
 // cannot be decoded come back in Poisoned. NextAfterSequence, the largest
 // sequence scanned, is set only when the page was full.
-func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLetterPage, error) {
+func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	limit := q.EffectiveLimit()
 	var before any
 	if !q.DeadBefore.IsZero() {
@@ -36,9 +36,9 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 	rows, err := s.db.QueryContext(ctx, listDead, q.AfterSequence,
 		q.MessageType, q.MessageType, q.TenantID, q.TenantID, before, before, limit)
 	if err != nil {
-		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+		return outboxdriver.DeadLetterPage{}, wrapErr("list dead", err)
 	}
-	page, err := sqlstore.DeadPage(rows, limit, datetime)
+	page, err := outboxsql.DeadPage(rows, limit, datetime)
 	return page, wrapErr("list dead", err)
 }
 

@@ -36,7 +36,7 @@
 // Per-key ordering is not offered: without an equivalent of PostgreSQL's
 // transaction snapshot, a row whose transaction commits late could be
 // overtaken by a later row of its key. The store implements
-// outbox.MaintenanceLocker with GET_LOCK.
+// outboxdriver.MaintenanceLocker with GET_LOCK.
 //
 // # Enqueue
 //

@@ -6,17 +6,17 @@ import (
 	"errors"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // insert is the multi-row INSERT of Enqueue: the shared columns, then
 // available_at (the server clock when the message is due at once),
 // created_at and updated_at from the server clock.
-var insert = sqlstore.Insert{
-	Statement: "INSERT INTO outbox (" + sqlstore.InsertColumns + ", available_at, created_at, updated_at) VALUES ",
+var insert = outboxsql.Insert{
+	Statement: "INSERT INTO outbox (" + outboxsql.InsertColumns + ", available_at, created_at, updated_at) VALUES ",
 	Group:     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,COALESCE(?, UTC_TIMESTAMP(6)),UTC_TIMESTAMP(6),UTC_TIMESTAMP(6))",
-	Arity:     sqlstore.InsertArity + 1,
+	Arity:     outboxsql.InsertArity + 1,
 	// The server's limit on the parameters of one prepared statement.
 	MaxParams: 65535,
 	// Well under the default max_allowed_packet (16 MiB).
@@ -34,8 +34,8 @@ var ErrNilTx = errors.New("mysqlstore: a transaction is required")
 // with multi-row INSERTs. It returns their ids, in order.
 //
 // Every message is encoded before anything is written: a payload over the
-// store's limit fails with a *outbox.PayloadTooLargeError and writes nothing.
-// A reused id fails with a *outbox.DuplicateIDError; the caller then rolls
+// store's limit fails with a *outboxdriver.PayloadTooLargeError and writes nothing.
+// A reused id fails with a *outboxdriver.DuplicateIDError; the caller then rolls
 // the transaction back.
 func (s *Store) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing) ([]reliar.MessageID, error) {
 	if tx == nil {
@@ -48,8 +48,8 @@ func (s *Store) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing
 	if err != nil {
 		return nil, err
 	}
-	failed, err := insert.Exec(ctx, tx, rows, func(args []any, r *outbox.Row) []any {
-		return append(sqlstore.InsertArgs(args, r, datetime), datetime.NullArg(r.AvailableAt))
+	failed, err := insert.Exec(ctx, tx, rows, func(args []any, r *outboxdriver.Row) []any {
+		return append(outboxsql.InsertArgs(args, r, datetime), datetime.NullArg(r.AvailableAt))
 	})
 	if err != nil {
 		return nil, duplicateOr(ctx, tx, failed, err)
@@ -58,10 +58,10 @@ func (s *Store) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing
 }
 
 // duplicateOr turns a duplicate-key failure of an insert into a
-// *outbox.DuplicateIDError naming the reused id, and any other error into an
+// *outboxdriver.DuplicateIDError naming the reused id, and any other error into an
 // *Error. MariaDB undoes only the failed statement, so the transaction can
 // still look the id up.
-func duplicateOr(ctx context.Context, tx *sql.Tx, rows []outbox.Row, err error) error {
+func duplicateOr(ctx context.Context, tx *sql.Tx, rows []outboxdriver.Row, err error) error {
 	wrapped := wrapErr("enqueue", err)
 	if serverNumber(err) != errDupEntry {
 		return wrapped
@@ -71,5 +71,5 @@ func duplicateOr(ctx context.Context, tx *sql.Tx, rows []outbox.Row, err error) 
 		args[i] = r.ID.String()
 	}
 	lookup := `SELECT id FROM outbox WHERE id IN (` + placeholders(len(rows)) + `) LIMIT 1`
-	return sqlstore.Duplicate(ctx, tx, lookup, args, wrapped)
+	return outboxsql.Duplicate(ctx, tx, lookup, args, wrapped)
 }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 )
 
 func TestKindOf(t *testing.T) {
 	server := func(n uint16) error { return &mysql.MySQLError{Number: n, Message: "x"} }
-	tests := []sqlstoretest.KindCase{
+	tests := []outboxsqltest.KindCase{
 		{Name: "deadlock", Err: server(errLockDeadlock), Want: reliar.FailureTransient},
 		{Name: "lock wait timeout", Err: server(errLockWaitTimeout), Want: reliar.FailureTransient},
 		{Name: "too many connections", Err: server(errTooManyConns), Want: reliar.FailureTransient},
@@ -31,7 +31,7 @@ func TestKindOf(t *testing.T) {
 		{Name: "eof", Err: io.ErrUnexpectedEOF, Want: reliar.FailureTransient},
 		{Name: "network", Err: &net.OpError{Op: "dial", Err: errors.New("refused")}, Want: reliar.FailureTransient},
 	}
-	sqlstoretest.ErrorKinds(t, tests, kindOf, wrapErr)
+	outboxsqltest.ErrorKinds(t, tests, kindOf, wrapErr)
 }
 
 func TestSplitStatements(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 	"github.com/reliar/reliar/outbox/storetest"
 	"github.com/reliar/reliar/store/mysqlstore"
 )
@@ -107,14 +107,14 @@ func newStore(t testing.TB, opts ...mysqlstore.Option) *mysqlstore.Store {
 
 // enqueue writes msgs through s in one committed transaction.
 func enqueue(ctx context.Context, s *mysqlstore.Store, msgs ...reliar.Outgoing) error {
-	return sqlstoretest.Enqueue(ctx, s, msgs...)
+	return outboxsqltest.Enqueue(ctx, s, msgs...)
 }
 
-// target describes the store to the shared tests of sqlstoretest.
-var target = sqlstoretest.Target[time.Time]{
-	New:   func(t testing.TB) sqlstoretest.Store { return newStore(t) },
-	Inbox: func(s sqlstoretest.Store) inbox.Marker[*sql.Tx] { return s.(*mysqlstore.Store).Inbox() },
-	Times: sqlstore.TimeCodec[time.Time]{
+// target describes the store to the shared tests of outboxsqltest.
+var target = outboxsqltest.Target[time.Time]{
+	New:   func(t testing.TB) outboxsqltest.Store { return newStore(t) },
+	Inbox: func(s outboxsqltest.Store) inbox.Marker[*sql.Tx] { return s.(*mysqlstore.Store).Inbox() },
+	Times: outboxsql.TimeCodec[time.Time]{
 		Decode: time.Time.UTC,
 		Encode: func(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) },
 	},
@@ -127,7 +127,7 @@ var target = sqlstoretest.Target[time.Time]{
 		}
 		return me.Op, true
 	},
-	Open:    func(ctx context.Context, db *sql.DB) (sqlstoretest.Store, error) { return mysqlstore.New(ctx, db) },
+	Open:    func(ctx context.Context, db *sql.DB) (outboxsqltest.Store, error) { return mysqlstore.New(ctx, db) },
 	Migrate: mysqlstore.Migrate,
 	NotMigrated: func(err error) (int, int, bool) {
 		var nm *mysqlstore.NotMigratedError

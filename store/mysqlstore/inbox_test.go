@@ -12,7 +12,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
 	"github.com/reliar/reliar/inbox/inboxtest"
-	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 	"github.com/reliar/reliar/store/mysqlstore"
 )
 
@@ -40,7 +40,7 @@ func TestInboxConformance(t *testing.T) {
 func inboxHarness(t *testing.T, clientFoundRows bool) inboxtest.Harness[*sql.Tx] {
 	s := newStoreWith(t, clientFoundRows)
 	createEffects(t, s.DB())
-	return sqlstoretest.InboxHarness(s.DB(), s.Inbox(), `UPDATE processed_messages
+	return outboxsqltest.InboxHarness(s.DB(), s.Inbox(), `UPDATE processed_messages
 		SET processed_at = processed_at - INTERVAL ? MICROSECOND`)
 }
 
@@ -55,15 +55,15 @@ func createEffects(t testing.TB, db *sql.DB) {
 }
 
 // insertEffect writes a business effect in tx.
-var insertEffect = sqlstoretest.InsertEffect
+var insertEffect = outboxsqltest.InsertEffect
 
 // effectValues reads the effects table.
-var effectValues = sqlstoretest.EffectValues
+var effectValues = outboxsqltest.EffectValues
 
 // mark records (consumer, id) in a transaction of its own and commits it.
 func mark(t *testing.T, in *mysqlstore.Inbox, db *sql.DB, consumer string, id reliar.MessageID) bool {
 	t.Helper()
-	return sqlstoretest.Mark(t, in, db, consumer, id)
+	return outboxsqltest.Mark(t, in, db, consumer, id)
 }
 
 func TestInboxRefusesBadInput(t *testing.T) { target.InboxRefusesBadInput(t) }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 //go:embed migrations/*.sql
@@ -23,7 +23,7 @@ var migrationFiles embed.FS
 const SchemaVersion = 2
 
 // versionTable records the applied migrations, one row per version.
-const versionTable = sqlstore.VersionTable
+const versionTable = outboxsql.VersionTable
 
 // migrateLock is the GET_LOCK name that serialises Migrate, per database.
 const migrateLock = "reliar.migrate."
@@ -37,12 +37,12 @@ const migrateLockWait = 60 * time.Second
 // the version in the reliar_migrations table, or [New] reports the schema as
 // not migrated; [Migrate] does both.
 func Migrations() fs.FS {
-	return sqlstore.MustSub(migrationFiles, "migrations")
+	return outboxsql.MustSub(migrationFiles, "migrations")
 }
 
 // loadMigrations reads the embedded up migrations in version order.
-func loadMigrations() ([]sqlstore.Migration, error) {
-	ms, err := sqlstore.LoadMigrations(Migrations())
+func loadMigrations() ([]outboxsql.Migration, error) {
+	ms, err := outboxsql.LoadMigrations(Migrations())
 	if err != nil {
 		return nil, fmt.Errorf("mysqlstore: %w", err)
 	}
@@ -151,7 +151,7 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 // appliedVersion returns the latest applied migration, 0 when the version
 // table is missing or empty.
 func appliedVersion(ctx context.Context, q querier) (int, error) {
-	v, err := sqlstore.AppliedVersion(ctx, q, `SELECT COUNT(*) FROM information_schema.tables
+	v, err := outboxsql.AppliedVersion(ctx, q, `SELECT COUNT(*) FROM information_schema.tables
 		WHERE table_schema = DATABASE() AND table_name = ?`)
 	return v, wrapErr("schema version", err)
 }

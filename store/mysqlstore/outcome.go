@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // Every outcome write is one statement fenced by id and lease token: the
@@ -58,52 +58,52 @@ const failRows = `UPDATE outbox AS o JOIN JSON_TABLE(?, '$[*]' COLUMNS (
 
 // Complete marks the leased rows published: published_at = now, attempts + 1,
 // lease cleared.
-func (s *Store) Complete(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *Store) Complete(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	return s.writeLeases(ctx, "complete", completeRows, leases)
 }
 
 // Release clears the leases without recording an attempt.
-func (s *Store) Release(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *Store) Release(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	return s.writeLeases(ctx, "release", releaseRows, leases)
 }
 
 // ExtendLease moves the lease expiry of the held rows to now + d.
-func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.Duration) (int64, error) {
+func (s *Store) ExtendLease(ctx context.Context, leases []outboxdriver.Lease, d time.Duration) (int64, error) {
 	return s.writeLeases(ctx, "extend lease", extendRows, leases, micros(d))
 }
 
 // Fail records failed attempts: attempts + 1, last_error (sanitized), lease
 // cleared, and either available_at = now + RetryAfter or, when DeadReason is
 // set, dead_at = now and dead_reason.
-func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int64, error) {
+func (s *Store) Fail(ctx context.Context, failures []outboxdriver.FailedOutcome) (int64, error) {
 	if len(failures) == 0 {
 		return 0, nil
 	}
 	elems := make([][5]any, len(failures))
 	for i, f := range failures {
-		e := [5]any{f.ID.String(), f.Token.String(), outbox.SanitizeError(f.Error), micros(max(f.RetryAfter, 0)), nil}
+		e := [5]any{f.ID.String(), f.Token.String(), outboxdriver.SanitizeError(f.Error), micros(max(f.RetryAfter, 0)), nil}
 		if f.DeadReason != "" {
 			e[4] = string(f.DeadReason)
 		}
 		elems[i] = e
 	}
-	n, err := s.exec(ctx, "fail", failRows, sqlstore.JSONArg(elems))
+	n, err := s.exec(ctx, "fail", failRows, outboxsql.JSONArg(elems))
 	s.cfg.LogShortfall(ctx, "fail", len(failures), n)
 	return n, err
 }
 
 // writeLeases runs one of the lease-fenced statements.
-func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outbox.Lease, args ...any) (int64, error) {
+func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outboxdriver.Lease, args ...any) (int64, error) {
 	if len(leases) == 0 {
 		return 0, nil
 	}
-	n, err := s.exec(ctx, op, query, append([]any{sqlstore.LeaseArg(leases)}, args...)...)
+	n, err := s.exec(ctx, op, query, append([]any{outboxsql.LeaseArg(leases)}, args...)...)
 	s.cfg.LogShortfall(ctx, op, len(leases), n)
 	return n, err
 }
 
 // exec runs one statement and returns the rows it affected.
 func (s *Store) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
-	n, err := sqlstore.Affected(s.db.ExecContext(ctx, query, args...))
+	n, err := outboxsql.Affected(s.db.ExecContext(ctx, query, args...))
 	return n, wrapErr(op, err)
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // DefaultPurgeBatch caps each statement of a purge pass whose request gives
@@ -42,30 +42,30 @@ const expireRows = `UPDATE outbox SET
 // DeadRetention (each skipped when nil), and moves expired pending rows whose
 // lease is free to dead with reason expired. The pass is one READ COMMITTED
 // transaction, which takes no gap locks.
-func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.PurgeReport, error) {
+func (s *Store) Purge(ctx context.Context, req outboxdriver.PurgeRequest) (outboxdriver.PurgeReport, error) {
 	limit := req.BatchSize
 	if limit <= 0 {
 		limit = DefaultPurgeBatch
 	}
-	var rep outbox.PurgeReport
+	var rep outboxdriver.PurgeReport
 	err := s.inTx(ctx, "purge", func(tx *sql.Tx) error {
-		rep = outbox.PurgeReport{}
+		rep = outboxdriver.PurgeReport{}
 		var err error
 		if req.PublishedRetention != nil {
-			if rep.PublishedDeleted, err = sqlstore.Affected(tx.ExecContext(ctx, purgePublished, micros(*req.PublishedRetention), limit)); err != nil {
+			if rep.PublishedDeleted, err = outboxsql.Affected(tx.ExecContext(ctx, purgePublished, micros(*req.PublishedRetention), limit)); err != nil {
 				return err
 			}
 		}
 		if req.DeadRetention != nil {
-			if rep.DeadDeleted, err = sqlstore.Affected(tx.ExecContext(ctx, purgeDead, micros(*req.DeadRetention), limit)); err != nil {
+			if rep.DeadDeleted, err = outboxsql.Affected(tx.ExecContext(ctx, purgeDead, micros(*req.DeadRetention), limit)); err != nil {
 				return err
 			}
 		}
-		rep.Expired, err = sqlstore.Affected(tx.ExecContext(ctx, expireRows, expiredError, limit))
+		rep.Expired, err = outboxsql.Affected(tx.ExecContext(ctx, expireRows, expiredError, limit))
 		return err
 	})
 	if err != nil {
-		return outbox.PurgeReport{}, err
+		return outboxdriver.PurgeReport{}, err
 	}
 	return rep, nil
 }

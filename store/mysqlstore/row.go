@@ -3,18 +3,18 @@ package mysqlstore
 import (
 	"time"
 
-	"github.com/reliar/reliar/internal/sqlstore"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // rowColumns are the columns rawRow.Scan reads, in its order.
-const rowColumns = sqlstore.RowColumns
+const rowColumns = outboxsql.RowColumns
 
 // rawRow holds the columns of rowColumns as stored, times as DATETIME(6).
-type rawRow = sqlstore.Raw[time.Time]
+type rawRow = outboxsql.Raw[time.Time]
 
 // datetime is how the store keeps times: DATETIME(6) in UTC, which the
 // driver reads as time.Time (the DSN sets parseTime=true and keeps loc=UTC).
-var datetime = sqlstore.TimeCodec[time.Time]{
+var datetime = outboxsql.TimeCodec[time.Time]{
 	Decode: time.Time.UTC,
 	Encode: func(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) },
 }

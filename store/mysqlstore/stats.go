@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // statsQuery partitions the pending rows (read through ix_outbox_pending)
@@ -29,14 +29,14 @@ const statsQuery = `SELECT
 	LEFT JOIN outbox AS o ON o.pending_available_at IS NOT NULL`
 
 // Stats counts the rows by state in one statement, as of the server clock.
-func (s *Store) Stats(ctx context.Context) (outbox.Stats, error) {
-	var st outbox.Stats
+func (s *Store) Stats(ctx context.Context) (outboxdriver.Stats, error) {
+	var st outboxdriver.Stats
 	var oldest sql.NullTime
 	var asOf time.Time
 	err := s.db.QueryRowContext(ctx, statsQuery).Scan(
 		&st.Leased, &st.ExpiredPending, &st.Scheduled, &st.Due, &oldest, &st.Dead, &asOf)
 	if err != nil {
-		return outbox.Stats{}, wrapErr("stats", err)
+		return outboxdriver.Stats{}, wrapErr("stats", err)
 	}
 	st.AsOf = asOf.UTC()
 	st.Pending = st.Leased + st.ExpiredPending + st.Scheduled + st.Due

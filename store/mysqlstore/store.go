@@ -9,21 +9,21 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
-// Store is the MariaDB outbox store. It implements outbox.Store (and so
-// outbox.DeadLetters) and outbox.MaintenanceLocker over a *sql.DB the caller
+// Store is the MariaDB outbox store. It implements outboxdriver.Store (and so
+// outboxdriver.DeadLetters) and outboxdriver.MaintenanceLocker over a *sql.DB the caller
 // owns. It is safe for concurrent use.
 type Store struct {
 	db  *sql.DB
-	cfg sqlstore.Settings
+	cfg outboxsql.Settings
 }
 
 var (
-	_ outbox.Store             = (*Store)(nil)
-	_ outbox.MaintenanceLocker = (*Store)(nil)
+	_ outboxdriver.Store             = (*Store)(nil)
+	_ outboxdriver.MaintenanceLocker = (*Store)(nil)
 )
 
 // Option configures a Store.
@@ -36,7 +36,7 @@ func WithSerializer(ser reliar.Serializer) Option {
 }
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
-// outbox.DefaultMaxPayloadBytes (1 MiB).
+// outboxdriver.DefaultMaxPayloadBytes (1 MiB).
 func WithMaxPayloadBytes(n int) Option {
 	return func(s *Store) error { return s.cfg.SetMaxPayload(n) }
 }
@@ -58,7 +58,7 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	}
 	s := &Store{
 		db:  db,
-		cfg: sqlstore.NewSettings("mysqlstore", ErrInvalidOption),
+		cfg: outboxsql.NewSettings("mysqlstore", ErrInvalidOption),
 	}
 	for _, opt := range opts {
 		if err := opt(s); err != nil {
@@ -97,8 +97,8 @@ func checkTimes(ctx context.Context, db *sql.DB) error {
 
 // Capabilities reports the maintenance lock. Per-key ordering is not offered
 // (see the package documentation) and there are no wake-up notifications.
-func (s *Store) Capabilities() outbox.Capabilities {
-	return outbox.Capabilities{MaintenanceLock: true}
+func (s *Store) Capabilities() outboxdriver.Capabilities {
+	return outboxdriver.Capabilities{MaintenanceLock: true}
 }
 
 // DB returns the handle the store works on.

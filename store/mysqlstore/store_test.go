@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 	"github.com/reliar/reliar/store/mysqlstore"
 )
 
 // acquireReq claims up to n rows for a minute.
-var acquireReq = sqlstoretest.AcquireRequest
+var acquireReq = outboxsqltest.AcquireRequest
 
 func TestMigrateIsIdempotentAndConcurrent(t *testing.T) {
 	cfg := newDatabase(t)
@@ -155,16 +155,16 @@ func TestSchemaErrorsArePermanent(t *testing.T) { target.SchemaErrorsArePermanen
 
 func TestInvalidRequests(t *testing.T) {
 	s := newStore(t)
-	tests := []outbox.AcquireRequest{
+	tests := []outboxdriver.AcquireRequest{
 		{Worker: "w", BatchSize: 1},
-		{Worker: "w", BatchSize: 1, Lease: time.Minute, Ordering: outbox.PerKey},
+		{Worker: "w", BatchSize: 1, Lease: time.Minute, Ordering: outboxdriver.PerKey},
 	}
 	for _, req := range tests {
 		if _, err := s.Acquire(t.Context(), req); !errors.Is(err, mysqlstore.ErrInvalidRequest) || !reliar.IsPermanent(err) {
 			t.Errorf("Acquire(%+v): %v, want ErrInvalidRequest", req, err)
 		}
 	}
-	if b, err := s.Acquire(t.Context(), outbox.AcquireRequest{}); err != nil || b.Len() != 0 {
+	if b, err := s.Acquire(t.Context(), outboxdriver.AcquireRequest{}); err != nil || b.Len() != 0 {
 		t.Errorf("Acquire with no batch size: %+v, %v", b, err)
 	}
 }
@@ -196,11 +196,11 @@ func TestConcurrentClaims(t *testing.T) {
 		wg.Go(func() {
 			errs <- func() error {
 				for {
-					b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: fmt.Sprint("w", i), BatchSize: 9, Lease: time.Minute})
+					b, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: fmt.Sprint("w", i), BatchSize: 9, Lease: time.Minute})
 					if err != nil || b.Len() == 0 {
 						return err
 					}
-					leases := make([]outbox.Lease, len(b.Records))
+					leases := make([]outboxdriver.Lease, len(b.Records))
 					mu.Lock()
 					for j, r := range b.Records {
 						claimed[r.Envelope.ID]++

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // benchEnqueue measures transactions of perTx messages each through Enqueue.
@@ -141,7 +141,7 @@ func BenchmarkClaimComplete(b *testing.B) {
 	s := newStore(b)
 	ctx := b.Context()
 	msgs := make([]reliar.Outgoing, 100)
-	req := outbox.AcquireRequest{Worker: "bench", BatchSize: 100, Lease: time.Minute}
+	req := outboxdriver.AcquireRequest{Worker: "bench", BatchSize: 100, Lease: time.Minute}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -159,7 +159,7 @@ func BenchmarkClaimComplete(b *testing.B) {
 		if err != nil || len(batch.Records) != 100 {
 			b.Fatalf("claimed %d rows: %v", len(batch.Records), err)
 		}
-		leases := make([]outbox.Lease, len(batch.Records))
+		leases := make([]outboxdriver.Lease, len(batch.Records))
 		for j, r := range batch.Records {
 			leases[j] = r.Lease()
 		}

@@ -10,25 +10,25 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Acquire claims up to req.BatchSize due rows in one statement (see the
 // contract in package outbox). Rows whose lapsed claims reached
 // req.MaxClaims are moved to dead instead; rows that cannot be decoded are
 // moved to dead by a second statement fenced by their fresh lease tokens.
-func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
+func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (outboxdriver.AcquiredBatch, error) {
 	if req.BatchSize <= 0 {
-		return outbox.AcquiredBatch{}, reliar.Permanent(fmt.Errorf("pgstore: acquire: BatchSize must be positive, got %d", req.BatchSize))
+		return outboxdriver.AcquiredBatch{}, reliar.Permanent(fmt.Errorf("pgstore: acquire: BatchSize must be positive, got %d", req.BatchSize))
 	}
 	if req.Lease <= 0 {
-		return outbox.AcquiredBatch{}, reliar.Permanent(fmt.Errorf("pgstore: acquire: Lease must be positive, got %s", req.Lease))
+		return outboxdriver.AcquiredBatch{}, reliar.Permanent(fmt.Errorf("pgstore: acquire: Lease must be positive, got %s", req.Lease))
 	}
 	query := s.sql.claimUnordered
-	if req.Ordering == outbox.PerKey {
+	if req.Ordering == outboxdriver.PerKey {
 		query = s.sql.claimPerKey
 	}
-	var batch outbox.AcquiredBatch
+	var batch outboxdriver.AcquiredBatch
 	var poison poisonSet
 	b := s.newBatch(dispatchTx)
 	b.Queue(query, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)))
@@ -38,10 +38,10 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 			return err
 		}
 		defer rows.Close()
-		batch.Records = make([]outbox.Record, 0, req.BatchSize)
+		batch.Records = make([]outboxdriver.Record, 0, req.BatchSize)
 		scanner := newClaimScanner()
-		var row outbox.Row
-		var rec outbox.Record
+		var row outboxdriver.Row
+		var rec outboxdriver.Record
 		for rows.Next() {
 			if err := scanner.scan(rows, &row, &rec); err != nil {
 				return err
@@ -52,7 +52,7 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 			}
 			env, err := row.Envelope()
 			if err != nil {
-				batch.Poisoned = append(batch.Poisoned, outbox.PoisonedRecord{ID: row.ID, Sequence: row.Sequence, Error: err.Error()})
+				batch.Poisoned = append(batch.Poisoned, outboxdriver.PoisonedRecord{ID: row.ID, Sequence: row.Sequence, Error: err.Error()})
 				poison.add(row.ID, rec.Token, err)
 				continue
 			}
@@ -62,13 +62,13 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 		return rows.Err()
 	})
 	if err != nil {
-		return outbox.AcquiredBatch{}, wrapErr("acquire", err)
+		return outboxdriver.AcquiredBatch{}, wrapErr("acquire", err)
 	}
 	// UPDATE … RETURNING has no order; restore the claim's.
-	slices.SortFunc(batch.Records, func(a, b outbox.Record) int {
+	slices.SortFunc(batch.Records, func(a, b outboxdriver.Record) int {
 		return cmp.Or(a.AvailableAt.Compare(b.AvailableAt), cmp.Compare(a.Envelope.Sequence, b.Envelope.Sequence))
 	})
-	slices.SortFunc(batch.Poisoned, func(a, b outbox.PoisonedRecord) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	slices.SortFunc(batch.Poisoned, func(a, b outboxdriver.PoisonedRecord) int { return cmp.Compare(a.Sequence, b.Sequence) })
 	if len(poison.ids) > 0 {
 		affected, err := s.exec(ctx, dispatchTx, "move undecodable rows to dead", s.sql.poison, poison.ids, poison.tokens, poison.errs)
 		if err != nil {
@@ -90,8 +90,8 @@ type poisonSet struct {
 	errs        []string
 }
 
-func (p *poisonSet) add(id reliar.MessageID, token outbox.LeaseToken, err error) {
+func (p *poisonSet) add(id reliar.MessageID, token outboxdriver.LeaseToken, err error) {
 	p.ids = append(p.ids, pgtype.UUID{Bytes: id, Valid: true})
 	p.tokens = append(p.tokens, pgtype.UUID{Bytes: token, Valid: true})
-	p.errs = append(p.errs, outbox.SanitizeError(err.Error()))
+	p.errs = append(p.errs, outboxdriver.SanitizeError(err.Error()))
 }

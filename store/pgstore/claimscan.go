@@ -5,7 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // claimScanner decodes the rows a claim returns. It is made once per claim
@@ -50,11 +50,11 @@ func newClaimScanner() *claimScanner {
 
 // scan reads the current row into row and rec. row's metadata and headers
 // alias the driver's buffer: decode them before the next row is read.
-func (c *claimScanner) scan(rows pgx.Rows, row *outbox.Row, rec *outbox.Record) error {
+func (c *claimScanner) scan(rows pgx.Rows, row *outboxdriver.Row, rec *outboxdriver.Record) error {
 	if err := rows.Scan(c.dest...); err != nil {
 		return err
 	}
-	*row = outbox.Row{
+	*row = outboxdriver.Row{
 		ID:             c.id.Bytes,
 		Sequence:       c.seq,
 		MessageType:    c.intern(c.msgType),
@@ -77,7 +77,7 @@ func (c *claimScanner) scan(rows pgx.Rows, row *outbox.Row, rec *outbox.Record) 
 		v := int(c.metaVersion.Int32)
 		row.MetadataVersion = &v
 	}
-	*rec = outbox.Record{
+	*rec = outboxdriver.Record{
 		Token:         c.token.Bytes,
 		Attempts:      int(c.attempts),
 		ClaimCount:    int(c.claimCount),

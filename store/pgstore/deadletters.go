@@ -7,20 +7,20 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // ListDead returns one page of dead rows ordered by sequence; rows that cannot
 // be decoded come back in Poisoned. NextAfterSequence is the largest sequence
 // scanned, set only when the page was full.
-func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLetterPage, error) {
+func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	limit := q.EffectiveLimit()
 	var deadBefore pgtype.Timestamptz
 	if !q.DeadBefore.IsZero() {
 		deadBefore = pgtype.Timestamptz{Time: q.DeadBefore, Valid: true}
 	}
 	var (
-		page    outbox.DeadLetterPage
+		page    outboxdriver.DeadLetterPage
 		scanned int
 		last    int64
 	)
@@ -34,7 +34,7 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 		defer rows.Close()
 		for rows.Next() {
 			var (
-				row       outbox.Row
+				row       outboxdriver.Row
 				reason    string
 				deadAt    time.Time
 				lastError *string
@@ -48,10 +48,10 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 			last = max(last, row.Sequence)
 			env, err := row.Envelope()
 			if err != nil {
-				page.Poisoned = append(page.Poisoned, outbox.PoisonedRecord{ID: row.ID, Sequence: row.Sequence, Error: err.Error()})
+				page.Poisoned = append(page.Poisoned, outboxdriver.PoisonedRecord{ID: row.ID, Sequence: row.Sequence, Error: err.Error()})
 				continue
 			}
-			rec := outbox.DeadRecord{Envelope: env, DeadReason: outbox.DeadReason(reason), DeadAt: deadAt, Attempts: row.Attempts}
+			rec := outboxdriver.DeadRecord{Envelope: env, DeadReason: outboxdriver.DeadReason(reason), DeadAt: deadAt, Attempts: row.Attempts}
 			if lastError != nil {
 				rec.LastError = *lastError
 			}
@@ -60,7 +60,7 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 		return rows.Err()
 	})
 	if err != nil {
-		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+		return outboxdriver.DeadLetterPage{}, wrapErr("list dead", err)
 	}
 	if scanned == limit {
 		page.NextAfterSequence = &last

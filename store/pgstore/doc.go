@@ -1,5 +1,5 @@
 // Package pgstore is the PostgreSQL outbox store: the table, its migrations,
-// Enqueue for the application's transactions, the outbox.Store the
+// Enqueue for the application's transactions, the outboxdriver.Store the
 // dispatcher claims from, and the consumers' inbox. It runs on pgx v5 over
 // a *pgxpool.Pool that the host owns; the library never reads DATABASE_URL.
 //

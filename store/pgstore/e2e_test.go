@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // recorder is a publisher that counts deliveries per message id.
@@ -41,7 +42,7 @@ func (r *recorder) Publish(_ context.Context, env *reliar.SerializedEnvelope) er
 // e2eRun runs dispatchers on s until want messages were published and the
 // table has nothing pending, then stops them and checks that Run returned
 // nil.
-func e2eRun(t *testing.T, s *Store, pub *recorder, dispatchers int, ordering outbox.Ordering, produce func(context.Context) error, want int64) {
+func e2eRun(t *testing.T, s *Store, pub *recorder, dispatchers int, ordering outboxdriver.Ordering, produce func(context.Context) error, want int64) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -198,7 +199,7 @@ func TestEndToEndFourDispatchersExactlyOnce(t *testing.T) {
 	const n = 20000
 	pub := newRecorder()
 	produce, good, rolledBack := produceMixed(pool, s, n, 100, 4, nil)
-	e2eRun(t, s, pub, 4, outbox.Unordered, produce, n)
+	e2eRun(t, s, pub, 4, outboxdriver.Unordered, produce, n)
 	checkExactlyOnce(t, s, pub, good, rolledBack, n)
 }
 
@@ -213,7 +214,7 @@ func TestEndToEndPerKeyOrder(t *testing.T) {
 	}
 	pub := newRecorder()
 	produce, good, rolledBack := produceMixed(pool, s, n, 50, 3, keys)
-	e2eRun(t, s, pub, 4, outbox.PerKey, produce, n)
+	e2eRun(t, s, pub, 4, outboxdriver.PerKey, produce, n)
 	checkExactlyOnce(t, s, pub, good, rolledBack, n)
 	pub.mu.Lock()
 	defer pub.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Enqueue writes msgs into the outbox inside tx, the caller's transaction, in
@@ -22,9 +22,9 @@ import (
 // commit. It takes only a transaction, never a pool or a connection, which
 // would commit the messages apart from the business change.
 //
-// A reused id fails with a *outbox.DuplicateIDError (errors.Is
-// outbox.ErrDuplicateID) and aborts tx, like any failed statement. A payload
-// over the store's limit fails with a *outbox.PayloadTooLargeError before
+// A reused id fails with a *outboxdriver.DuplicateIDError (errors.Is
+// outboxdriver.ErrDuplicateID) and aborts tx, like any failed statement. A payload
+// over the store's limit fails with a *outboxdriver.PayloadTooLargeError before
 // anything is sent. The store's statement timeout does not apply here.
 func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, msgs ...reliar.Outgoing) ([]reliar.MessageID, error) {
 	if tx == nil {
@@ -111,7 +111,7 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 		available    = make([]pgtype.Timestamptz, n)
 	)
 	for i, m := range msgs {
-		r, err := outbox.NewRow(ctx, m, s.cfg.serializer, s.cfg.maxPayloadBytes)
+		r, err := outboxdriver.NewRow(ctx, m, s.cfg.serializer, s.cfg.maxPayloadBytes)
 		if err != nil {
 			return nil, nil, fmt.Errorf("pgstore: enqueue message %d of %d: %w", i+1, n, err)
 		}
@@ -148,11 +148,11 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 }
 
 // enqueueErr maps a failed insert: a primary key violation becomes a
-// *outbox.DuplicateIDError naming the id when the server reports it.
+// *outboxdriver.DuplicateIDError naming the id when the server reports it.
 func enqueueErr(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "outbox_pkey" {
-		dup := &outbox.DuplicateIDError{Err: fmt.Errorf("pgstore: enqueue: %w", err)}
+		dup := &outboxdriver.DuplicateIDError{Err: fmt.Errorf("pgstore: enqueue: %w", err)}
 		if _, rest, ok := strings.Cut(pgErr.Detail, "=("); ok {
 			if id, _, ok := strings.Cut(rest, ")"); ok {
 				dup.ID, _ = reliar.ParseMessageID(id)

@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func TestEnqueueManyMixedMessagesInOneCall(t *testing.T) {
@@ -107,9 +107,9 @@ func TestEnqueueDuplicateID(t *testing.T) {
 				_, err := s.Enqueue(ctx, tx, tt.msgs...)
 				return err
 			})
-			var dup *outbox.DuplicateIDError
-			if !errors.As(err, &dup) || !errors.Is(err, outbox.ErrDuplicateID) {
-				t.Fatalf("Enqueue = %v, want a *outbox.DuplicateIDError", err)
+			var dup *outboxdriver.DuplicateIDError
+			if !errors.As(err, &dup) || !errors.Is(err, outboxdriver.ErrDuplicateID) {
+				t.Fatalf("Enqueue = %v, want a *outboxdriver.DuplicateIDError", err)
 			}
 			if dup.ID != tt.msgs[len(tt.msgs)-1].ID {
 				t.Errorf("DuplicateIDError.ID = %s, want %s", dup.ID, tt.msgs[len(tt.msgs)-1].ID)
@@ -136,9 +136,9 @@ func TestEnqueueRefusesOversizedPayloadBeforeWriting(t *testing.T) {
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	_, err = s.Enqueue(ctx, tx, reliar.NewMsg(orderPlaced{"small"}), big)
-	var tooLarge *outbox.PayloadTooLargeError
-	if !errors.As(err, &tooLarge) || !errors.Is(err, outbox.ErrPayloadTooLarge) || tooLarge.ID != big.ID || tooLarge.Max != 100 {
-		t.Fatalf("Enqueue = %v, want a *outbox.PayloadTooLargeError for %s", err, big.ID)
+	var tooLarge *outboxdriver.PayloadTooLargeError
+	if !errors.As(err, &tooLarge) || !errors.Is(err, outboxdriver.ErrPayloadTooLarge) || tooLarge.ID != big.ID || tooLarge.Max != 100 {
+		t.Fatalf("Enqueue = %v, want a *outboxdriver.PayloadTooLargeError for %s", err, big.ID)
 	}
 	// Nothing was sent: the transaction is still usable and commits empty.
 	if err := tx.Commit(ctx); err != nil {
@@ -196,7 +196,7 @@ func TestEnqueueDelayedAndWithMetadata(t *testing.T) {
 	delayed := reliar.Msg(reliar.Envelope[orderPlaced]{Body: orderPlaced{"o-10"}, AvailableAt: later})
 	enqueue(t, s, full, delayed)
 
-	b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
+	b, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestEnqueueSQL(t *testing.T) {
 	}
 	_, err = s.EnqueueSQL(ctx, tx, reliar.Outgoing{ID: ids[0], Body: orderPlaced{"again"}})
 	_ = tx.Rollback()
-	if !errors.Is(err, outbox.ErrDuplicateID) {
+	if !errors.Is(err, outboxdriver.ErrDuplicateID) {
 		t.Fatalf("EnqueueSQL of a reused id = %v, want ErrDuplicateID", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/outbox/storetest"
 )
 
@@ -33,7 +33,7 @@ func harnessOf(s *Store) storetest.Harness {
 				return err
 			})
 		},
-		InsertRow: func(ctx context.Context, row outbox.Row) error {
+		InsertRow: func(ctx context.Context, row outboxdriver.Row) error {
 			return settled(ctx, func(tx pgx.Tx) error { return insertRawRow(ctx, tx, s, row) })
 		},
 		Inspect: func(ctx context.Context, id reliar.MessageID) (storetest.RowState, error) {
@@ -46,7 +46,7 @@ func harnessOf(s *Store) storetest.Harness {
 // insertRawRow writes row's columns as they are. jsonb cannot hold text that
 // is not JSON, so such metadata or headers are stored as a JSON string, which
 // is just as undecodable.
-func insertRawRow(ctx context.Context, tx pgx.Tx, s *Store, row outbox.Row) error {
+func insertRawRow(ctx context.Context, tx pgx.Tx, s *Store, row outboxdriver.Row) error {
 	var createdAt pgtype.Timestamptz
 	if !row.CreatedAt.IsZero() {
 		createdAt = pgtype.Timestamptz{Time: row.CreatedAt, Valid: true}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // timedStore records when each claim started and ended and which rows it
@@ -20,7 +21,7 @@ type timedStore struct {
 	claims map[reliar.MessageID][2]time.Time
 }
 
-func (s *timedStore) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
+func (s *timedStore) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (outboxdriver.AcquiredBatch, error) {
 	start := time.Now()
 	b, err := s.Store.Acquire(ctx, req)
 	end := time.Now()

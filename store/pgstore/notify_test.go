@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // wakeups starts a listener that stops when the test ends, and checks that
@@ -150,7 +150,7 @@ func TestNotifyTriggerForPlainInserts(t *testing.T) {
 	expectNoSignal(t, ch, 300*time.Millisecond, "trigger disabled")
 
 	// Rows inserted with only the required columns decode like any other.
-	b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
+	b, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
 	if err != nil || len(b.Records) != 3 || len(b.Poisoned) != 0 {
 		t.Fatalf("claim of plain rows = %+v, %v; want 3 records", b, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // config is what the options set. Every field's zero value means its default.
@@ -14,7 +14,7 @@ type config struct {
 	// schema holds the outbox table. Defaults to "public".
 	schema string
 	// maxPayloadBytes refuses larger payloads at enqueue. Defaults to
-	// outbox.DefaultMaxPayloadBytes (1 MiB).
+	// outboxdriver.DefaultMaxPayloadBytes (1 MiB).
 	maxPayloadBytes int
 	// serializer encodes message bodies. Defaults to reliar.JSON.
 	serializer reliar.Serializer
@@ -36,7 +36,7 @@ type config struct {
 func defaultConfig() config {
 	return config{
 		schema:          DefaultSchema,
-		maxPayloadBytes: outbox.DefaultMaxPayloadBytes,
+		maxPayloadBytes: outboxdriver.DefaultMaxPayloadBytes,
 		serializer:      reliar.JSON,
 		logger:          slog.Default(),
 	}
@@ -59,7 +59,7 @@ func WithSchema(name string) Option {
 }
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
-// outbox.DefaultMaxPayloadBytes (1 MiB).
+// outboxdriver.DefaultMaxPayloadBytes (1 MiB).
 func WithMaxPayloadBytes(n int) Option {
 	return func(c *config) error {
 		if n <= 0 {

@@ -7,12 +7,12 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Complete marks leased rows published. Each row is matched by id and lease
 // token only: a row reclaimed since is left alone and not counted.
-func (s *Store) Complete(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *Store) Complete(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	if len(leases) == 0 {
 		return 0, nil
 	}
@@ -26,17 +26,17 @@ func (s *Store) Complete(ctx context.Context, leases []outbox.Lease) (int64, err
 
 // Fail records failed attempts in one statement: rows without a DeadReason
 // become due again after their RetryAfter, the others go dead.
-func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int64, error) {
+func (s *Store) Fail(ctx context.Context, failures []outboxdriver.FailedOutcome) (int64, error) {
 	if len(failures) == 0 {
 		return 0, nil
 	}
-	leases := make([]outbox.Lease, len(failures))
+	leases := make([]outboxdriver.Lease, len(failures))
 	errs := make([]string, len(failures))
 	delays := make([]int64, len(failures))
 	reasons := make([]pgtype.Text, len(failures))
 	for i, f := range failures {
 		leases[i] = f.Lease
-		errs[i] = outbox.SanitizeError(f.Error)
+		errs[i] = outboxdriver.SanitizeError(f.Error)
 		if f.DeadReason == "" {
 			delays[i] = micros(max(f.RetryAfter, 0))
 			continue
@@ -55,7 +55,7 @@ func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int6
 }
 
 // Release clears leases without recording an attempt or a lapse.
-func (s *Store) Release(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *Store) Release(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	if len(leases) == 0 {
 		return 0, nil
 	}
@@ -68,7 +68,7 @@ func (s *Store) Release(ctx context.Context, leases []outbox.Lease) (int64, erro
 }
 
 // ExtendLease moves the lease expiry of rows still held to now + d.
-func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.Duration) (int64, error) {
+func (s *Store) ExtendLease(ctx context.Context, leases []outboxdriver.Lease, d time.Duration) (int64, error) {
 	if len(leases) == 0 {
 		return 0, nil
 	}
@@ -83,9 +83,9 @@ func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.D
 	return affected, err
 }
 
-func validReason(r outbox.DeadReason) bool {
+func validReason(r outboxdriver.DeadReason) bool {
 	switch r {
-	case outbox.DeadPermanent, outbox.DeadMaxAttempts, outbox.DeadMaxClaims, outbox.DeadExpired, outbox.DeadUndecodable:
+	case outboxdriver.DeadPermanent, outboxdriver.DeadMaxAttempts, outboxdriver.DeadMaxClaims, outboxdriver.DeadExpired, outboxdriver.DeadUndecodable:
 		return true
 	}
 	return false

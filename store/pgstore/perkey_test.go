@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // keyStep is one move of two overlapping producer transactions, "a" and
@@ -110,12 +110,12 @@ func runKeySteps(t *testing.T, s *Store, steps []keyStep) {
 				t.Fatalf("step %d: %v", i, err)
 			}
 		case "claim":
-			batch, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute, Ordering: outbox.PerKey})
+			batch, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute, Ordering: outboxdriver.PerKey})
 			if err != nil {
 				t.Fatalf("step %d: claim: %v", i, err)
 			}
 			got := []string{}
-			var leases []outbox.Lease
+			var leases []outboxdriver.Lease
 			for _, r := range batch.Records {
 				got = append(got, owner[r.Envelope.ID])
 				leases = append(leases, r.Lease())

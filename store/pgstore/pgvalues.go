@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // compactArray returns one array parameter of the enqueue statement's
@@ -65,7 +65,7 @@ func timestamptz(t *time.Time) pgtype.Timestamptz {
 // leaseArgs splits leases into the id and token arrays of the fenced
 // outcome statements.
 // They are [][16]byte, which pgx encodes without reflection.
-func leaseArgs(leases []outbox.Lease) ([][16]byte, [][16]byte) {
+func leaseArgs(leases []outboxdriver.Lease) ([][16]byte, [][16]byte) {
 	ids := make([][16]byte, len(leases))
 	tokens := make([][16]byte, len(leases))
 	for i, l := range leases {

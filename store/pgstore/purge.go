@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // defaultPurgeBatch caps each purge statement when the request gives no
@@ -18,7 +18,7 @@ const defaultPurgeBatch = 1000
 // BatchSize expired pending rows with a free lease moved to dead with reason
 // expired. The three statements travel in one round trip and commit
 // together. A BatchSize of 0 means 1000.
-func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.PurgeReport, error) {
+func (s *Store) Purge(ctx context.Context, req outboxdriver.PurgeRequest) (outboxdriver.PurgeReport, error) {
 	limit := req.BatchSize
 	if limit <= 0 {
 		limit = defaultPurgeBatch
@@ -31,7 +31,7 @@ func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.Purg
 		b.Queue(s.sql.purgeDead, micros(max(*req.DeadRetention, 0)), limit)
 	}
 	b.Queue(s.sql.purgeExpired, limit)
-	var report outbox.PurgeReport
+	var report outboxdriver.PurgeReport
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
 		for _, dst := range []struct {
 			on  bool
@@ -53,16 +53,16 @@ func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.Purg
 		return nil
 	})
 	if err != nil {
-		return outbox.PurgeReport{}, wrapErr("purge", err)
+		return outboxdriver.PurgeReport{}, wrapErr("purge", err)
 	}
 	return report, nil
 }
 
 // Stats partitions the pending rows and counts the dead ones in one
 // statement that reads the partial indexes, not the published rows.
-func (s *Store) Stats(ctx context.Context) (outbox.Stats, error) {
+func (s *Store) Stats(ctx context.Context) (outboxdriver.Stats, error) {
 	var (
-		st        outbox.Stats
+		st        outboxdriver.Stats
 		oldestDue *time.Time
 	)
 	b := s.newBatch(adminTx)
@@ -71,7 +71,7 @@ func (s *Store) Stats(ctx context.Context) (outbox.Stats, error) {
 		return br.QueryRow().Scan(&st.Leased, &st.ExpiredPending, &st.Scheduled, &st.Due, &oldestDue, &st.Dead, &st.AsOf)
 	})
 	if err != nil {
-		return outbox.Stats{}, wrapErr("stats", err)
+		return outboxdriver.Stats{}, wrapErr("stats", err)
 	}
 	st.Pending = st.Leased + st.ExpiredPending + st.Scheduled + st.Due
 	if oldestDue != nil && st.Due > 0 {

@@ -5,10 +5,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// envelopeColumns are the columns decoded into an outbox.Row, in the order of
+// envelopeColumns are the columns decoded into an outboxdriver.Row, in the order of
 // rowDest.
 var envelopeColumns = []string{
 	"id", "sequence", "message_type", "message_version", "correlation_id",
@@ -22,7 +22,7 @@ var envelopeColumns = []string{
 // The uuid columns scan into pgtype.UUID, which decodes the binary format
 // directly (uuid.UUID would go through sql.Scanner and a text round trip,
 // a measurable share of a claim's CPU); call finish after Scan.
-func rowDest(r *outbox.Row) (dest []any, finish func()) {
+func rowDest(r *outboxdriver.Row) (dest []any, finish func()) {
 	var id, conv, cause, req pgtype.UUID
 	dest = []any{
 		&id, &r.Sequence, &r.MessageType, &r.MessageVersion, &r.CorrelationID,

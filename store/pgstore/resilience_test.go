@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Killing every connection of the store's pool in the middle of a run costs
@@ -31,7 +31,7 @@ func TestSurvivesTerminatedPoolConnections(t *testing.T) {
 		}
 	}
 	enqueueOn(20)
-	first, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
+	first, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
 	if err != nil || len(first.Records) != 10 {
 		t.Fatalf("first claim = %d records, %v", len(first.Records), err)
 	}
@@ -63,7 +63,7 @@ WHERE application_name = $1`, app).Scan(&killed); err != nil {
 			}
 		}
 	}
-	var leases []outbox.Lease
+	var leases []outboxdriver.Lease
 	for _, r := range first.Records {
 		leases = append(leases, r.Lease())
 	}
@@ -75,7 +75,7 @@ WHERE application_name = $1`, app).Scan(&killed); err != nil {
 		return err
 	})
 	retry("Acquire", func() error {
-		b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
+		b, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
 		if err == nil && len(b.Records) != 10 {
 			t.Fatalf("second claim got %d records, want the other 10", len(b.Records))
 		}

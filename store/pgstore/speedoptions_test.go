@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/outbox/storetest"
 )
 
@@ -100,19 +100,19 @@ func TestDeleteOnComplete(t *testing.T) {
 	s := newStore(t, WithDeleteOnComplete())
 	ctx := t.Context()
 	enqueue(t, s, reliar.NewMsg(orderPlaced{"o-1"}), reliar.NewMsg(orderPlaced{"o-2"}), reliar.NewMsg(orderPlaced{"o-3"}))
-	batch, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 3, Lease: time.Minute})
+	batch, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 3, Lease: time.Minute})
 	if err != nil || len(batch.Records) != 3 {
 		t.Fatalf("claim = %+v, %v", batch, err)
 	}
 	done, dead, stale := batch.Records[0].Lease(), batch.Records[1].Lease(), batch.Records[2].Lease()
 	stale.Token = reliar.NewMessageID()
-	if n, err := s.Complete(ctx, []outbox.Lease{done, stale}); err != nil || n != 1 {
+	if n, err := s.Complete(ctx, []outboxdriver.Lease{done, stale}); err != nil || n != 1 {
 		t.Fatalf("Complete = %d, %v; want 1 (the stale lease matches nothing)", n, err)
 	}
-	if n, err := s.Complete(ctx, []outbox.Lease{done}); err != nil || n != 0 {
+	if n, err := s.Complete(ctx, []outboxdriver.Lease{done}); err != nil || n != 0 {
 		t.Fatalf("Complete again = %d, %v; want 0", n, err)
 	}
-	if n, err := s.Fail(ctx, []outbox.FailedOutcome{{Lease: dead, Error: "no", DeadReason: outbox.DeadPermanent}}); err != nil || n != 1 {
+	if n, err := s.Fail(ctx, []outboxdriver.FailedOutcome{{Lease: dead, Error: "no", DeadReason: outboxdriver.DeadPermanent}}); err != nil || n != 1 {
 		t.Fatalf("Fail = %d, %v", n, err)
 	}
 	if got := countRows(t, s, "true"); got != 2 {
@@ -128,13 +128,13 @@ func TestDeleteOnComplete(t *testing.T) {
 	if st.Pending != 1 || st.Leased != 1 || st.Dead != 1 {
 		t.Errorf("Stats = %+v, want 1 pending (leased) and 1 dead", st)
 	}
-	page, err := s.ListDead(ctx, outbox.DeadQuery{})
+	page, err := s.ListDead(ctx, outboxdriver.DeadQuery{})
 	if err != nil || len(page.Records) != 1 || page.Records[0].Envelope.ID != dead.ID {
 		t.Fatalf("ListDead = %+v, %v", page, err)
 	}
 	zero := time.Duration(0)
-	report, err := s.Purge(ctx, outbox.PurgeRequest{PublishedRetention: &zero})
-	if err != nil || report != (outbox.PurgeReport{}) {
+	report, err := s.Purge(ctx, outboxdriver.PurgeRequest{PublishedRetention: &zero})
+	if err != nil || report != (outboxdriver.PurgeReport{}) {
 		t.Fatalf("Purge = %+v, %v; want nothing to do", report, err)
 	}
 }

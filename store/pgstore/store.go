@@ -8,11 +8,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// Store is the PostgreSQL outbox store. It implements outbox.Store,
-// outbox.Notifier and outbox.MaintenanceLocker over a pool the host owns. It
+// Store is the PostgreSQL outbox store. It implements outboxdriver.Store,
+// outboxdriver.Notifier and outboxdriver.MaintenanceLocker over a pool the host owns. It
 // is safe for concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
@@ -23,9 +23,9 @@ type Store struct {
 }
 
 var (
-	_ outbox.Store             = (*Store)(nil)
-	_ outbox.Notifier          = (*Store)(nil)
-	_ outbox.MaintenanceLocker = (*Store)(nil)
+	_ outboxdriver.Store             = (*Store)(nil)
+	_ outboxdriver.Notifier          = (*Store)(nil)
+	_ outboxdriver.MaintenanceLocker = (*Store)(nil)
 )
 
 // querier is what pools, connections and transactions have in common.
@@ -93,8 +93,8 @@ func (s *Store) Channel() string { return s.n.channel }
 
 // Capabilities reports per-key ordering, notifications (unless WithoutNotify)
 // and the maintenance lock.
-func (s *Store) Capabilities() outbox.Capabilities {
-	return outbox.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true}
+func (s *Store) Capabilities() outboxdriver.Capabilities {
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true}
 }
 
 // txKind tells the store's own transactions apart: only claims and outcome

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func TestOptionsValidate(t *testing.T) {
@@ -54,7 +54,7 @@ func TestNewWarnsAboutOtherOutboxTables(t *testing.T) {
 func TestCapabilitiesAndNames(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	want := outbox.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true}
+	want := outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true}
 	if got := s.Capabilities(); got != want {
 		t.Errorf("Capabilities = %+v, want %+v", got, want)
 	}
@@ -70,26 +70,26 @@ func TestStaleOutcomeAfterLeaseLossAffectsNothing(t *testing.T) {
 	s := newStore(t)
 	ctx := t.Context()
 	id := enqueue(t, s, reliar.NewMsg(orderPlaced{"o-1"}))[0]
-	old, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "slow", BatchSize: 1, Lease: time.Minute})
+	old, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "slow", BatchSize: 1, Lease: time.Minute})
 	if err != nil || len(old.Records) != 1 {
 		t.Fatalf("claim = %v, %v", old, err)
 	}
 	if _, err := sharedPool.Exec(ctx, s.n.render(`UPDATE {{table}} SET locked_until = now() - interval '1 second'`)); err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "fast", BatchSize: 1, Lease: time.Minute})
+	fresh, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "fast", BatchSize: 1, Lease: time.Minute})
 	if err != nil || len(fresh.Records) != 1 || !fresh.Records[0].Reclaimed {
 		t.Fatalf("reclaim = %+v, %v", fresh, err)
 	}
 	stale := old.Records[0].Lease()
 	for name, op := range map[string]func() (int64, error){
-		"Complete": func() (int64, error) { return s.Complete(ctx, []outbox.Lease{stale}) },
-		"Fail":     func() (int64, error) { return s.Fail(ctx, []outbox.FailedOutcome{{Lease: stale, Error: "x"}}) },
+		"Complete": func() (int64, error) { return s.Complete(ctx, []outboxdriver.Lease{stale}) },
+		"Fail":     func() (int64, error) { return s.Fail(ctx, []outboxdriver.FailedOutcome{{Lease: stale, Error: "x"}}) },
 		"Fail dead": func() (int64, error) {
-			return s.Fail(ctx, []outbox.FailedOutcome{{Lease: stale, Error: "x", DeadReason: outbox.DeadPermanent}})
+			return s.Fail(ctx, []outboxdriver.FailedOutcome{{Lease: stale, Error: "x", DeadReason: outboxdriver.DeadPermanent}})
 		},
-		"Release":     func() (int64, error) { return s.Release(ctx, []outbox.Lease{stale}) },
-		"ExtendLease": func() (int64, error) { return s.ExtendLease(ctx, []outbox.Lease{stale}, time.Hour) },
+		"Release":     func() (int64, error) { return s.Release(ctx, []outboxdriver.Lease{stale}) },
+		"ExtendLease": func() (int64, error) { return s.ExtendLease(ctx, []outboxdriver.Lease{stale}, time.Hour) },
 	} {
 		if n, err := op(); err != nil || n != 0 {
 			t.Errorf("stale %s = %d, %v; want 0 rows", name, n, err)
@@ -98,7 +98,7 @@ func TestStaleOutcomeAfterLeaseLossAffectsNothing(t *testing.T) {
 	if n := countRows(t, s, "locked_by = 'fast' AND published_at IS NULL AND dead_at IS NULL AND attempts = 0"); n != 1 {
 		t.Fatalf("the fresh claim of %s was disturbed", id)
 	}
-	if n, err := s.Complete(ctx, []outbox.Lease{fresh.Records[0].Lease()}); err != nil || n != 1 {
+	if n, err := s.Complete(ctx, []outboxdriver.Lease{fresh.Records[0].Lease()}); err != nil || n != 1 {
 		t.Fatalf("fresh Complete = %d, %v", n, err)
 	}
 }
@@ -107,17 +107,17 @@ func TestRequestValidation(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	ctx := t.Context()
-	if _, err := s.Acquire(ctx, outbox.AcquireRequest{BatchSize: 0, Lease: time.Second}); !reliar.IsPermanent(err) {
+	if _, err := s.Acquire(ctx, outboxdriver.AcquireRequest{BatchSize: 0, Lease: time.Second}); !reliar.IsPermanent(err) {
 		t.Errorf("Acquire with BatchSize 0 = %v, want a permanent error", err)
 	}
-	if _, err := s.Acquire(ctx, outbox.AcquireRequest{BatchSize: 1}); !reliar.IsPermanent(err) {
+	if _, err := s.Acquire(ctx, outboxdriver.AcquireRequest{BatchSize: 1}); !reliar.IsPermanent(err) {
 		t.Errorf("Acquire without a lease = %v, want a permanent error", err)
 	}
-	lease := outbox.Lease{ID: reliar.NewMessageID(), Token: reliar.NewMessageID()}
-	if _, err := s.Fail(ctx, []outbox.FailedOutcome{{Lease: lease, DeadReason: "bored"}}); !reliar.IsPermanent(err) {
+	lease := outboxdriver.Lease{ID: reliar.NewMessageID(), Token: reliar.NewMessageID()}
+	if _, err := s.Fail(ctx, []outboxdriver.FailedOutcome{{Lease: lease, DeadReason: "bored"}}); !reliar.IsPermanent(err) {
 		t.Errorf("Fail with an unknown reason = %v, want a permanent error", err)
 	}
-	if _, err := s.ExtendLease(ctx, []outbox.Lease{lease}, 0); !reliar.IsPermanent(err) {
+	if _, err := s.ExtendLease(ctx, []outboxdriver.Lease{lease}, 0); !reliar.IsPermanent(err) {
 		t.Errorf("ExtendLease by 0 = %v, want a permanent error", err)
 	}
 	for name, op := range map[string]func() (int64, error){

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // dueRows selects the claimable rows: pending, available, lease free, not
@@ -77,8 +77,8 @@ type candidate struct {
 // those whose lapsed claims reached req.MaxClaims and those it cannot decode,
 // and leases the rest with a fresh token each. No lock is held after it
 // returns.
-func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
-	var batch outbox.AcquiredBatch
+func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (outboxdriver.AcquiredBatch, error) {
+	var batch outboxdriver.AcquiredBatch
 	if req.BatchSize <= 0 {
 		return batch, nil
 	}
@@ -86,12 +86,12 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 		return batch, invalidRequest("acquire", "lease %v is not positive", req.Lease)
 	}
 	query := dueRows
-	if req.Ordering == outbox.PerKey {
+	if req.Ordering == outboxdriver.PerKey {
 		query += headOfKey
 	}
 	query += dueOrder
 	err := immediate(ctx, s.db, "acquire", func(q querier) error {
-		batch = outbox.AcquiredBatch{}
+		batch = outboxdriver.AcquiredBatch{}
 		now := s.now()
 		cands, err := selectCandidates(ctx, q, query, toMicros(now), req.BatchSize)
 		if err != nil {
@@ -99,25 +99,25 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 		}
 		var kills [][3]any
 		var claims [][2]any
-		records := make(map[int64]*outbox.Record, len(cands))
+		records := make(map[int64]*outboxdriver.Record, len(cands))
 		order := make([]int64, 0, len(cands))
 		for _, c := range cands {
 			if c.lapsed && req.MaxClaims > 0 && c.lapsedClaims >= req.MaxClaims {
-				kills = append(kills, [3]any{c.raw.Sequence, outbox.DeadMaxClaims, nil})
+				kills = append(kills, [3]any{c.raw.Sequence, outboxdriver.DeadMaxClaims, nil})
 				batch.DeadMaxClaims = append(batch.DeadMaxClaims, c.raw.MessageID())
 				continue
 			}
 			env, err := c.raw.Decode(micros)
 			if err != nil {
-				kills = append(kills, [3]any{c.raw.Sequence, outbox.DeadUndecodable, outbox.SanitizeError(err.Error())})
-				batch.Poisoned = append(batch.Poisoned, outbox.PoisonedRecord{
+				kills = append(kills, [3]any{c.raw.Sequence, outboxdriver.DeadUndecodable, outboxdriver.SanitizeError(err.Error())})
+				batch.Poisoned = append(batch.Poisoned, outboxdriver.PoisonedRecord{
 					ID: c.raw.MessageID(), Sequence: c.raw.Sequence, Error: err.Error(),
 				})
 				continue
 			}
 			token := uuid.New()
 			claims = append(claims, [2]any{c.raw.Sequence, token.String()})
-			records[c.raw.Sequence] = &outbox.Record{
+			records[c.raw.Sequence] = &outboxdriver.Record{
 				Envelope:      env,
 				Token:         token,
 				Attempts:      int(c.raw.Attempts),
@@ -128,7 +128,7 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 			order = append(order, c.raw.Sequence)
 		}
 		if len(kills) > 0 {
-			if _, err := q.ExecContext(ctx, killRows, toMicros(now), sqlstore.JSONArg(kills)); err != nil {
+			if _, err := q.ExecContext(ctx, killRows, toMicros(now), outboxsql.JSONArg(kills)); err != nil {
 				return wrapErr("acquire", err)
 			}
 		}
@@ -138,14 +138,14 @@ func (s *Store) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.
 		if err := leaseRows(ctx, q, req, now, claims, records); err != nil {
 			return err
 		}
-		batch.Records = make([]outbox.Record, 0, len(order))
+		batch.Records = make([]outboxdriver.Record, 0, len(order))
 		for _, seq := range order {
 			batch.Records = append(batch.Records, *records[seq])
 		}
 		return nil
 	})
 	if err != nil {
-		return outbox.AcquiredBatch{}, err
+		return outboxdriver.AcquiredBatch{}, err
 	}
 	return batch, nil
 }
@@ -177,10 +177,10 @@ func selectCandidates(ctx context.Context, q querier, query string, now int64, l
 
 // leaseRows writes the leases of claims and fills the records' counters from
 // what the update returned.
-func leaseRows(ctx context.Context, q querier, req outbox.AcquireRequest, now time.Time,
-	claims [][2]any, records map[int64]*outbox.Record) error {
+func leaseRows(ctx context.Context, q querier, req outboxdriver.AcquireRequest, now time.Time,
+	claims [][2]any, records map[int64]*outboxdriver.Record) error {
 	until := now.Add(req.Lease)
-	rows, err := q.QueryContext(ctx, claimRows, req.Worker, toMicros(until), toMicros(now), sqlstore.JSONArg(claims))
+	rows, err := q.QueryContext(ctx, claimRows, req.Worker, toMicros(until), toMicros(now), outboxsql.JSONArg(claims))
 	if err != nil {
 		return wrapErr("acquire", err)
 	}

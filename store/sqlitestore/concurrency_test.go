@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -22,14 +22,14 @@ import (
 func drain(ctx context.Context, s *sqlitestore.Store, worker string) ([]string, error) {
 	var ids []string
 	for {
-		b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: worker, BatchSize: 7, Lease: time.Minute})
+		b, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: worker, BatchSize: 7, Lease: time.Minute})
 		if err != nil {
 			return ids, err
 		}
 		if b.Len() == 0 {
 			return ids, nil
 		}
-		leases := make([]outbox.Lease, len(b.Records))
+		leases := make([]outboxdriver.Lease, len(b.Records))
 		for i, r := range b.Records {
 			ids = append(ids, r.Envelope.ID.String())
 			leases[i] = r.Lease()

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // listDead reads one page of dead rows in sequence order through
@@ -40,7 +40,7 @@ const purgeDeadRows = `DELETE FROM outbox
 // ListDead returns one page of dead rows ordered by sequence. Rows that
 // cannot be decoded come back in Poisoned. NextAfterSequence, the largest
 // sequence scanned, is set only when the page was full.
-func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLetterPage, error) {
+func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	limit := q.EffectiveLimit()
 	var before any
 	if !q.DeadBefore.IsZero() {
@@ -48,9 +48,9 @@ func (s *Store) ListDead(ctx context.Context, q outbox.DeadQuery) (outbox.DeadLe
 	}
 	rows, err := s.db.QueryContext(ctx, listDead, q.MessageType, q.TenantID, before, q.AfterSequence, limit)
 	if err != nil {
-		return outbox.DeadLetterPage{}, wrapErr("list dead", err)
+		return outboxdriver.DeadLetterPage{}, wrapErr("list dead", err)
 	}
-	page, err := sqlstore.DeadPage(rows, limit, micros)
+	page, err := outboxsql.DeadPage(rows, limit, micros)
 	return page, wrapErr("list dead", err)
 }
 
@@ -78,5 +78,5 @@ func idArg(ids []reliar.MessageID) string {
 	for i, id := range ids {
 		s[i] = id.String()
 	}
-	return sqlstore.JSONArg(s)
+	return outboxsql.JSONArg(s)
 }

@@ -3,12 +3,12 @@ package sqlitestore_test
 import (
 	"testing"
 
-	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 )
 
 // Four dispatchers share one SQLite file: each committed message is
 // published exactly once, rolled-back ones never. (SQLite runs 20–35 times
 // slower under the race detector, hence the smaller count.)
 func TestDispatchersExactlyOnce(t *testing.T) {
-	sqlstoretest.RunDispatchersExactlyOnce(t, target, 4, 2_000)
+	outboxsqltest.RunDispatchersExactlyOnce(t, target, 4, 2_000)
 }

@@ -46,7 +46,7 @@
 //
 // # Wake-ups
 //
-// [Store.Wakeups] implements outbox.Notifier without help from SQLite, which
+// [Store.Wakeups] implements outboxdriver.Notifier without help from SQLite, which
 // has no notifications: a watcher polls PRAGMA data_version (which moves
 // when any other connection, in this process or another, commits) every few
 // milliseconds on a connection of its own, outside the application's pool,

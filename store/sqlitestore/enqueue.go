@@ -6,16 +6,16 @@ import (
 	"errors"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // insert is the multi-row INSERT of Enqueue: the shared columns, then
 // created_at, available_at and updated_at from the store's clock.
-var insert = sqlstore.Insert{
-	Statement: "INSERT INTO outbox (" + sqlstore.InsertColumns + ", created_at, available_at, updated_at) VALUES ",
+var insert = outboxsql.Insert{
+	Statement: "INSERT INTO outbox (" + outboxsql.InsertColumns + ", created_at, available_at, updated_at) VALUES ",
 	Group:     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	Arity:     sqlstore.InsertArity + 3,
+	Arity:     outboxsql.InsertArity + 3,
 	// SQLite's default limit on the parameters of one statement
 	// (SQLITE_MAX_VARIABLE_NUMBER since 3.32).
 	MaxParams: 32766,
@@ -32,8 +32,8 @@ var ErrNilTx = errors.New("sqlitestore: a transaction is required")
 // with multi-row INSERTs. It returns their ids, in order.
 //
 // Every message is encoded before anything is written: a payload over the
-// store's limit fails with a *outbox.PayloadTooLargeError and writes nothing.
-// A reused id fails with a *outbox.DuplicateIDError; the transaction stays
+// store's limit fails with a *outboxdriver.PayloadTooLargeError and writes nothing.
+// A reused id fails with a *outboxdriver.DuplicateIDError; the transaction stays
 // usable (SQLite undoes only the failed statement) but the caller normally
 // rolls it back.
 func (s *Store) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing) ([]reliar.MessageID, error) {
@@ -48,12 +48,12 @@ func (s *Store) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing
 		return nil, err
 	}
 	now := s.clock()
-	failed, err := insert.Exec(ctx, tx, rows, func(args []any, r *outbox.Row) []any {
+	failed, err := insert.Exec(ctx, tx, rows, func(args []any, r *outboxdriver.Row) []any {
 		available := now
 		if r.AvailableAt != nil {
 			available = toMicros(*r.AvailableAt)
 		}
-		return append(sqlstore.InsertArgs(args, r, micros), now, available, now)
+		return append(outboxsql.InsertArgs(args, r, micros), now, available, now)
 	})
 	if err != nil {
 		return nil, duplicateOr(ctx, tx, failed, err)
@@ -62,9 +62,9 @@ func (s *Store) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing
 }
 
 // duplicateOr turns a unique-constraint failure of an insert into a
-// *outbox.DuplicateIDError naming the reused id, and any other error into an
+// *outboxdriver.DuplicateIDError naming the reused id, and any other error into an
 // *Error.
-func duplicateOr(ctx context.Context, tx *sql.Tx, rows []outbox.Row, err error) error {
+func duplicateOr(ctx context.Context, tx *sql.Tx, rows []outboxdriver.Row, err error) error {
 	wrapped := wrapErr("enqueue", err)
 	if sqliteCode(err) != constraintUnique {
 		return wrapped
@@ -74,5 +74,5 @@ func duplicateOr(ctx context.Context, tx *sql.Tx, rows []outbox.Row, err error) 
 		ids[i] = r.ID
 	}
 	lookup := `SELECT id FROM outbox WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1`
-	return sqlstore.Duplicate(ctx, tx, lookup, []any{idArg(ids)}, wrapped)
+	return outboxsql.Duplicate(ctx, tx, lookup, []any{idArg(ids)}, wrapped)
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 )
 
 // codedError stands in for the driver's error.
@@ -15,7 +15,7 @@ func (e codedError) Error() string { return fmt.Sprintf("sqlite error %d", int(e
 func (e codedError) Code() int     { return int(e) }
 
 func TestKindOf(t *testing.T) {
-	tests := []sqlstoretest.KindCase{
+	tests := []outboxsqltest.KindCase{
 		{Name: "busy", Err: codedError(codeBusy), Want: reliar.FailureTransient},
 		{Name: "busy snapshot", Err: codedError(codeBusy | 2<<8), Want: reliar.FailureTransient},
 		{Name: "locked", Err: codedError(codeLocked), Want: reliar.FailureTransient},
@@ -30,5 +30,5 @@ func TestKindOf(t *testing.T) {
 		{Name: "unique", Err: codedError(constraintUnique), Want: reliar.FailurePermanent},
 		{Name: "wrapped code", Err: fmt.Errorf("x: %w", codedError(codeBusy)), Want: reliar.FailureTransient},
 	}
-	sqlstoretest.ErrorKinds(t, tests, kindOf, wrapErr)
+	outboxsqltest.ErrorKinds(t, tests, kindOf, wrapErr)
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -105,14 +105,14 @@ func ExampleStore_Acquire() {
 		log.Fatal(err)
 	}
 
-	batch, err := store.Acquire(ctx, outbox.AcquireRequest{Worker: "example", BatchSize: 10, Lease: 30 * time.Second})
+	batch, err := store.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "example", BatchSize: 10, Lease: 30 * time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, r := range batch.Records {
 		fmt.Printf("publish %s: %s\n", r.Envelope.MessageType, r.Envelope.Payload)
 	}
-	n, err := store.Complete(ctx, []outbox.Lease{batch.Records[0].Lease()})
+	n, err := store.Complete(ctx, []outboxdriver.Lease{batch.Records[0].Lease()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -51,14 +51,14 @@ func newStore(t testing.TB, opts ...sqlitestore.Option) *sqlitestore.Store {
 
 // enqueue writes msgs through s in one committed transaction.
 func enqueue(ctx context.Context, s *sqlitestore.Store, msgs ...reliar.Outgoing) error {
-	return sqlstoretest.Enqueue(ctx, s, msgs...)
+	return outboxsqltest.Enqueue(ctx, s, msgs...)
 }
 
-// target describes the store to the shared tests of sqlstoretest.
-var target = sqlstoretest.Target[int64]{
-	New:   func(t testing.TB) sqlstoretest.Store { return newStore(t) },
-	Inbox: func(s sqlstoretest.Store) inbox.Marker[*sql.Tx] { return s.(*sqlitestore.Store).Inbox() },
-	Times: sqlstore.TimeCodec[int64]{
+// target describes the store to the shared tests of outboxsqltest.
+var target = outboxsqltest.Target[int64]{
+	New:   func(t testing.TB) outboxsqltest.Store { return newStore(t) },
+	Inbox: func(s outboxsqltest.Store) inbox.Marker[*sql.Tx] { return s.(*sqlitestore.Store).Inbox() },
+	Times: outboxsql.TimeCodec[int64]{
 		Decode: func(us int64) time.Time { return time.UnixMicro(us).UTC() },
 		Encode: time.Time.UnixMicro,
 	},
@@ -71,7 +71,7 @@ var target = sqlstoretest.Target[int64]{
 		}
 		return se.Op, true
 	},
-	Open:    func(ctx context.Context, db *sql.DB) (sqlstoretest.Store, error) { return sqlitestore.New(ctx, db) },
+	Open:    func(ctx context.Context, db *sql.DB) (outboxsqltest.Store, error) { return sqlitestore.New(ctx, db) },
 	Migrate: sqlitestore.Migrate,
 	NotMigrated: func(err error) (int, int, bool) {
 		var nm *sqlitestore.NotMigratedError

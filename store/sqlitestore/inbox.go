@@ -7,7 +7,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
-	"github.com/reliar/reliar/internal/sqlstore"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // markProcessed records (consumer, message id); a record that already
@@ -91,7 +91,7 @@ func (i *Inbox) PurgeProcessed(ctx context.Context, retention time.Duration, lim
 // checkMark refuses what package inbox's Process refuses, for callers that
 // use the Marker directly.
 func checkMark(consumer string, id reliar.MessageID) error {
-	if err := sqlstore.CheckMark(consumer, id); err != nil {
+	if err := outboxsql.CheckMark(consumer, id); err != nil {
 		return invalidRequest("mark processed", "%v", err)
 	}
 	return nil

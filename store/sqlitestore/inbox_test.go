@@ -9,7 +9,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/inbox"
 	"github.com/reliar/reliar/inbox/inboxtest"
-	"github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -28,16 +28,16 @@ func inboxHarness(t *testing.T) inboxtest.Harness[*sql.Tx] {
 	if _, err := db.ExecContext(t.Context(), `CREATE TABLE effects (value TEXT NOT NULL) STRICT`); err != nil {
 		t.Fatal(err)
 	}
-	return sqlstoretest.InboxHarness(db, s.Inbox(), `UPDATE processed_messages SET processed_at = processed_at - ?`)
+	return outboxsqltest.InboxHarness(db, s.Inbox(), `UPDATE processed_messages SET processed_at = processed_at - ?`)
 }
 
 // effectValues reads the effects table.
-var effectValues = sqlstoretest.EffectValues
+var effectValues = outboxsqltest.EffectValues
 
 // mark records (consumer, id) in a transaction of its own and commits it.
 func mark(t *testing.T, in *sqlitestore.Inbox, db *sql.DB, consumer string, id reliar.MessageID) bool {
 	t.Helper()
-	return sqlstoretest.Mark(t, in, db, consumer, id)
+	return outboxsqltest.Mark(t, in, db, consumer, id)
 }
 
 func TestInboxRefusesBadInput(t *testing.T) { target.InboxRefusesBadInput(t) }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -16,8 +16,8 @@ type clock struct{ t time.Time }
 func (c *clock) now() time.Time      { return c.t }
 func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
 func newClock() *clock               { return &clock{t: time.Now().UTC().Truncate(time.Microsecond)} }
-func acquireReq(n int) outbox.AcquireRequest {
-	return outbox.AcquireRequest{Worker: "w", BatchSize: n, Lease: time.Minute, MaxClaims: 2}
+func acquireReq(n int) outboxdriver.AcquireRequest {
+	return outboxdriver.AcquireRequest{Worker: "w", BatchSize: n, Lease: time.Minute, MaxClaims: 2}
 }
 
 func TestLifecycle(t *testing.T) {
@@ -47,19 +47,19 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("second claim: %d rows, %v", b2.Len(), err)
 	}
 
-	n, err := s.Complete(ctx, []outbox.Lease{b.Records[0].Lease()})
+	n, err := s.Complete(ctx, []outboxdriver.Lease{b.Records[0].Lease()})
 	if err != nil || n != 1 {
 		t.Fatalf("Complete: %d, %v", n, err)
 	}
-	n, err = s.Fail(ctx, []outbox.FailedOutcome{
+	n, err = s.Fail(ctx, []outboxdriver.FailedOutcome{
 		{Lease: b.Records[1].Lease(), Error: "boom\x00", RetryAfter: time.Second},
-		{Lease: b.Records[2].Lease(), Error: "bad", DeadReason: outbox.DeadPermanent},
+		{Lease: b.Records[2].Lease(), Error: "bad", DeadReason: outboxdriver.DeadPermanent},
 	})
 	if err != nil || n != 2 {
 		t.Fatalf("Fail: %d, %v", n, err)
 	}
 	// A stale token affects nothing.
-	if n, err := s.Complete(ctx, []outbox.Lease{b.Records[1].Lease()}); err != nil || n != 0 {
+	if n, err := s.Complete(ctx, []outboxdriver.Lease{b.Records[1].Lease()}); err != nil || n != 0 {
 		t.Fatalf("stale Complete: %d, %v", n, err)
 	}
 	st, err := s.Stats(ctx)
@@ -78,11 +78,11 @@ func TestLifecycle(t *testing.T) {
 		t.Error("PrevClaimedAt not set on a second claim")
 	}
 
-	page, err := s.ListDead(ctx, outbox.DeadQuery{})
+	page, err := s.ListDead(ctx, outboxdriver.DeadQuery{})
 	if err != nil || len(page.Records) != 1 {
 		t.Fatalf("ListDead: %+v, %v", page, err)
 	}
-	if d := page.Records[0]; d.DeadReason != outbox.DeadPermanent || d.LastError != "bad" || d.Attempts != 1 {
+	if d := page.Records[0]; d.DeadReason != outboxdriver.DeadPermanent || d.LastError != "bad" || d.Attempts != 1 {
 		t.Errorf("dead record: %+v", d)
 	}
 	if n, err := s.RetryDead(ctx, []reliar.MessageID{msgs[2].ID, msgs[0].ID}); err != nil || n != 1 {
@@ -100,7 +100,7 @@ func TestLapsedReclaimAndMaxClaims(t *testing.T) {
 	if err := enqueue(ctx, s, newMsgs(1)...); err != nil {
 		t.Fatal(err)
 	}
-	var prev outbox.Record
+	var prev outboxdriver.Record
 	for i := range 3 {
 		b, err := s.Acquire(ctx, acquireReq(1))
 		if err != nil {
@@ -114,7 +114,7 @@ func TestLapsedReclaimAndMaxClaims(t *testing.T) {
 			t.Errorf("claim %d: lapsed %d reclaimed %v count %d", i, r.LapsedClaims, r.Reclaimed, r.ClaimCount)
 		}
 		if i > 0 {
-			if n, _ := s.Complete(ctx, []outbox.Lease{prev.Lease()}); n != 0 {
+			if n, _ := s.Complete(ctx, []outboxdriver.Lease{prev.Lease()}); n != 0 {
 				t.Errorf("claim %d: the previous holder's Complete landed", i)
 			}
 		}
@@ -128,15 +128,15 @@ func TestLapsedReclaimAndMaxClaims(t *testing.T) {
 	if len(b.DeadMaxClaims) != 1 || b.Len() != 1 {
 		t.Fatalf("want a max_claims death, got %+v", b)
 	}
-	page, err := s.ListDead(ctx, outbox.DeadQuery{})
-	if err != nil || len(page.Records) != 1 || page.Records[0].DeadReason != outbox.DeadMaxClaims {
+	page, err := s.ListDead(ctx, outboxdriver.DeadQuery{})
+	if err != nil || len(page.Records) != 1 || page.Records[0].DeadReason != outboxdriver.DeadMaxClaims {
 		t.Fatalf("ListDead: %+v, %v", page, err)
 	}
 }
 
 func TestAcquireRejectsZeroLease(t *testing.T) {
 	s := newStore(t)
-	_, err := s.Acquire(t.Context(), outbox.AcquireRequest{Worker: "w", BatchSize: 1})
+	_, err := s.Acquire(t.Context(), outboxdriver.AcquireRequest{Worker: "w", BatchSize: 1})
 	if !errors.Is(err, sqlitestore.ErrInvalidRequest) || !reliar.IsPermanent(err) {
 		t.Fatalf("Acquire with no lease: %v", err)
 	}

@@ -1,9 +1,9 @@
 package sqlitestore_test
 
-import "github.com/reliar/reliar/internal/sqlstore/sqlstoretest"
+import "github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
 
 // orderPlaced is the tests' message body.
-type orderPlaced = sqlstoretest.OrderPlaced
+type orderPlaced = outboxsqltest.OrderPlaced
 
 // newMsgs returns n fresh messages.
-var newMsgs = sqlstoretest.NewMsgs
+var newMsgs = outboxsqltest.NewMsgs

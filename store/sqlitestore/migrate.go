@@ -9,14 +9,14 @@ import (
 	"io/fs"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
 // versionTable records the applied migrations, one row per version.
-const versionTable = sqlstore.VersionTable
+const versionTable = outboxsql.VersionTable
 
 // Migrations returns the store's versioned SQL migrations, named
 // NNNN_name.up.sql and NNNN_name.down.sql, for teams that apply them with their
@@ -24,12 +24,12 @@ const versionTable = sqlstore.VersionTable
 // version in the reliar_migrations table, or [New] reports the schema as
 // not migrated; [Migrate] does both.
 func Migrations() fs.FS {
-	return sqlstore.MustSub(migrationFiles, "migrations")
+	return outboxsql.MustSub(migrationFiles, "migrations")
 }
 
 // loadMigrations reads the embedded migrations in version order.
-func loadMigrations() ([]sqlstore.Migration, error) {
-	ms, err := sqlstore.LoadMigrations(Migrations())
+func loadMigrations() ([]outboxsql.Migration, error) {
+	ms, err := outboxsql.LoadMigrations(Migrations())
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
@@ -104,7 +104,7 @@ func Migrate(ctx context.Context, db *sql.DB) error {
 // appliedVersion returns the latest applied migration, 0 when the version
 // table is missing or empty.
 func appliedVersion(ctx context.Context, q querier) (int, error) {
-	v, err := sqlstore.AppliedVersion(ctx, q, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`)
+	v, err := outboxsql.AppliedVersion(ctx, q, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`)
 	return v, wrapErr("schema version", err)
 }
 

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // DefaultWakeupInterval is how often, by default, the watcher behind
@@ -19,7 +19,7 @@ import (
 // outbox.WithoutWakeups and polls only.
 const DefaultWakeupInterval = 10 * time.Millisecond
 
-var _ outbox.Notifier = (*Store)(nil)
+var _ outboxdriver.Notifier = (*Store)(nil)
 
 // WithWakeupInterval sets how often the watcher behind [Store.Wakeups] looks
 // for committed enqueues: the longest a dispatcher waits for a new message

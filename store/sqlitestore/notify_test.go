@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -95,11 +95,11 @@ func TestWakeupsOnlyForCommittedEnqueues(t *testing.T) {
 			return tx.Rollback()
 		}, false},
 		{"a claim and its outcome", func() error {
-			b, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
+			b, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute})
 			if err != nil {
 				return err
 			}
-			leases := make([]outbox.Lease, len(b.Records))
+			leases := make([]outboxdriver.Lease, len(b.Records))
 			for i, r := range b.Records {
 				leases[i] = r.Lease()
 			}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -152,7 +152,7 @@ func TestBusyIsTransient(t *testing.T) {
 					return err
 				}},
 				{"release", func(ctx context.Context) error {
-					_, err := op.s.Release(ctx, []outbox.Lease{{ID: reliar.NewMessageID()}})
+					_, err := op.s.Release(ctx, []outboxdriver.Lease{{ID: reliar.NewMessageID()}})
 					return err
 				}},
 				{"purge", func(ctx context.Context) error {
@@ -183,7 +183,7 @@ func TestBusyIsTransient(t *testing.T) {
 }
 
 // purgeAll is a purge request with zero retentions.
-func purgeAll() outbox.PurgeRequest {
+func purgeAll() outboxdriver.PurgeRequest {
 	var zero time.Duration
-	return outbox.PurgeRequest{PublishedRetention: &zero, DeadRetention: &zero, BatchSize: 100}
+	return outboxdriver.PurgeRequest{PublishedRetention: &zero, DeadRetention: &zero, BatchSize: 100}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/store/sqlitestore"
 )
 
@@ -27,8 +27,8 @@ func TestPerKeyOrdering(t *testing.T) {
 	if err := enqueue(ctx, s, msgs...); err != nil {
 		t.Fatal(err)
 	}
-	perKey := outbox.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute, Ordering: outbox.PerKey}
-	claim := func(want ...int) []outbox.Record {
+	perKey := outboxdriver.AcquireRequest{Worker: "w", BatchSize: 10, Lease: time.Minute, Ordering: outboxdriver.PerKey}
+	claim := func(want ...int) []outboxdriver.Record {
 		t.Helper()
 		b, err := s.Acquire(ctx, perKey)
 		if err != nil {
@@ -48,20 +48,20 @@ func TestPerKeyOrdering(t *testing.T) {
 	recs := claim(0, 2, 3)
 	claim() // every key is held
 	// a's head retries later: a stays blocked; b's head is published.
-	if _, err := s.Fail(ctx, []outbox.FailedOutcome{{Lease: recs[0].Lease(), Error: "x", RetryAfter: time.Minute}}); err != nil {
+	if _, err := s.Fail(ctx, []outboxdriver.FailedOutcome{{Lease: recs[0].Lease(), Error: "x", RetryAfter: time.Minute}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Complete(ctx, []outbox.Lease{recs[1].Lease(), recs[2].Lease()}); err != nil {
+	if _, err := s.Complete(ctx, []outboxdriver.Lease{recs[1].Lease(), recs[2].Lease()}); err != nil {
 		t.Fatal(err)
 	}
 	recs = claim(5)
-	if _, err := s.Complete(ctx, []outbox.Lease{recs[0].Lease()}); err != nil {
+	if _, err := s.Complete(ctx, []outboxdriver.Lease{recs[0].Lease()}); err != nil {
 		t.Fatal(err)
 	}
 	// a's head goes dead: that unblocks a.
 	clk.add(2 * time.Minute)
 	a := claim(0)
-	if _, err := s.Fail(ctx, []outbox.FailedOutcome{{Lease: a[0].Lease(), Error: "x", DeadReason: outbox.DeadMaxAttempts}}); err != nil {
+	if _, err := s.Fail(ctx, []outboxdriver.FailedOutcome{{Lease: a[0].Lease(), Error: "x", DeadReason: outboxdriver.DeadMaxAttempts}}); err != nil {
 		t.Fatal(err)
 	}
 	claim(1)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // Every outcome write is one statement fenced by id and lease token: the
@@ -52,22 +52,22 @@ const extendRows = `UPDATE outbox SET
 
 // Complete marks the leased rows published: published_at = now, attempts + 1,
 // lease cleared.
-func (s *Store) Complete(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *Store) Complete(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	return s.writeLeases(ctx, "complete", completeRows, leases)
 }
 
 // Release clears the leases without recording an attempt.
-func (s *Store) Release(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *Store) Release(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	return s.writeLeases(ctx, "release", releaseRows, leases)
 }
 
 // ExtendLease moves the lease expiry of the held rows to now + d.
-func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.Duration) (int64, error) {
+func (s *Store) ExtendLease(ctx context.Context, leases []outboxdriver.Lease, d time.Duration) (int64, error) {
 	if len(leases) == 0 {
 		return 0, nil
 	}
 	now := s.now()
-	n, err := s.exec(ctx, "extend lease", extendRows, toMicros(now), sqlstore.LeaseArg(leases), toMicros(now.Add(d)))
+	n, err := s.exec(ctx, "extend lease", extendRows, toMicros(now), outboxsql.LeaseArg(leases), toMicros(now.Add(d)))
 	s.cfg.LogShortfall(ctx, "extend lease", len(leases), n)
 	return n, err
 }
@@ -75,14 +75,14 @@ func (s *Store) ExtendLease(ctx context.Context, leases []outbox.Lease, d time.D
 // Fail records failed attempts: attempts + 1, last_error (sanitized), lease
 // cleared, and either available_at = now + RetryAfter or, when DeadReason is
 // set, dead_at = now and dead_reason.
-func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int64, error) {
+func (s *Store) Fail(ctx context.Context, failures []outboxdriver.FailedOutcome) (int64, error) {
 	if len(failures) == 0 {
 		return 0, nil
 	}
 	now := s.now()
 	elems := make([][5]any, len(failures))
 	for i, f := range failures {
-		e := [5]any{f.ID.String(), f.Token.String(), outbox.SanitizeError(f.Error), nil, nil}
+		e := [5]any{f.ID.String(), f.Token.String(), outboxdriver.SanitizeError(f.Error), nil, nil}
 		if f.DeadReason != "" {
 			e[4] = string(f.DeadReason)
 		} else {
@@ -90,24 +90,24 @@ func (s *Store) Fail(ctx context.Context, failures []outbox.FailedOutcome) (int6
 		}
 		elems[i] = e
 	}
-	n, err := s.exec(ctx, "fail", failRows, toMicros(now), sqlstore.JSONArg(elems))
+	n, err := s.exec(ctx, "fail", failRows, toMicros(now), outboxsql.JSONArg(elems))
 	s.cfg.LogShortfall(ctx, "fail", len(failures), n)
 	return n, err
 }
 
 // writeLeases runs one of the lease-fenced statements that take now and the
 // leases.
-func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outbox.Lease) (int64, error) {
+func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outboxdriver.Lease) (int64, error) {
 	if len(leases) == 0 {
 		return 0, nil
 	}
-	n, err := s.exec(ctx, op, query, s.clock(), sqlstore.LeaseArg(leases))
+	n, err := s.exec(ctx, op, query, s.clock(), outboxsql.LeaseArg(leases))
 	s.cfg.LogShortfall(ctx, op, len(leases), n)
 	return n, err
 }
 
 // exec runs one statement and returns the rows it affected.
 func (s *Store) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
-	n, err := sqlstore.Affected(s.db.ExecContext(ctx, query, args...))
+	n, err := outboxsql.Affected(s.db.ExecContext(ctx, query, args...))
 	return n, wrapErr(op, err)
 }

@@ -3,7 +3,7 @@ package sqlitestore
 import (
 	"context"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // DefaultPurgeBatch caps each statement of a purge pass whose request gives
@@ -52,13 +52,13 @@ const expireRows = `UPDATE outbox SET
 // published rows older than PublishedRetention and dead rows older than
 // DeadRetention (each skipped when nil), and moves expired pending rows whose
 // lease is free to dead with reason expired.
-func (s *Store) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.PurgeReport, error) {
+func (s *Store) Purge(ctx context.Context, req outboxdriver.PurgeRequest) (outboxdriver.PurgeReport, error) {
 	limit := req.BatchSize
 	if limit <= 0 {
 		limit = DefaultPurgeBatch
 	}
 	now := s.now()
-	var rep outbox.PurgeReport
+	var rep outboxdriver.PurgeReport
 	var err error
 	if req.PublishedRetention != nil {
 		cutoff := toMicros(now.Add(-*req.PublishedRetention))

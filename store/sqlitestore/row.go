@@ -3,18 +3,18 @@ package sqlitestore
 import (
 	"time"
 
-	"github.com/reliar/reliar/internal/sqlstore"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
 // rowColumns are the columns rawRow.Scan reads, in its order.
-const rowColumns = sqlstore.RowColumns
+const rowColumns = outboxsql.RowColumns
 
 // rawRow holds the columns of rowColumns as stored, times in microseconds.
-type rawRow = sqlstore.Raw[int64]
+type rawRow = outboxsql.Raw[int64]
 
 // micros is how the store keeps times: INTEGER microseconds since the Unix
 // epoch, which sort and compare exactly.
-var micros = sqlstore.TimeCodec[int64]{Decode: fromMicros, Encode: toMicros}
+var micros = outboxsql.TimeCodec[int64]{Decode: fromMicros, Encode: toMicros}
 
 // toMicros encodes a time as stored: microseconds since the Unix epoch.
 func toMicros(t time.Time) int64 { return t.UnixMicro() }

@@ -3,7 +3,7 @@ package sqlitestore
 import (
 	"context"
 
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // statsQuery partitions the pending rows (read through ix_outbox_pending)
@@ -26,14 +26,14 @@ const statsQuery = `SELECT
 	WHERE published_at IS NULL AND dead_at IS NULL`
 
 // Stats counts the rows by state in one statement, as of the store's clock.
-func (s *Store) Stats(ctx context.Context) (outbox.Stats, error) {
+func (s *Store) Stats(ctx context.Context) (outboxdriver.Stats, error) {
 	now := s.now()
-	st := outbox.Stats{AsOf: now}
+	st := outboxdriver.Stats{AsOf: now}
 	var oldest *int64
 	err := s.db.QueryRowContext(ctx, statsQuery, toMicros(now)).Scan(
 		&st.Leased, &st.ExpiredPending, &st.Scheduled, &st.Due, &oldest, &st.Dead)
 	if err != nil {
-		return outbox.Stats{}, wrapErr("stats", err)
+		return outboxdriver.Stats{}, wrapErr("stats", err)
 	}
 	st.Pending = st.Leased + st.ExpiredPending + st.Scheduled + st.Due
 	if oldest != nil {

@@ -9,21 +9,21 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/internal/sqlstore"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
-// Store is the SQLite outbox store. It implements outbox.Store (and so
-// outbox.DeadLetters) over a *sql.DB the caller owns. It is safe for
+// Store is the SQLite outbox store. It implements outboxdriver.Store (and so
+// outboxdriver.DeadLetters) over a *sql.DB the caller owns. It is safe for
 // concurrent use.
 type Store struct {
 	db        *sql.DB
 	now       func() time.Time
-	cfg       sqlstore.Settings
+	cfg       outboxsql.Settings
 	wakeEvery time.Duration
 }
 
-var _ outbox.Store = (*Store)(nil)
+var _ outboxdriver.Store = (*Store)(nil)
 
 // Option configures a Store.
 type Option func(*Store) error
@@ -47,7 +47,7 @@ func WithSerializer(ser reliar.Serializer) Option {
 }
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
-// outbox.DefaultMaxPayloadBytes (1 MiB).
+// outboxdriver.DefaultMaxPayloadBytes (1 MiB).
 func WithMaxPayloadBytes(n int) Option {
 	return func(s *Store) error { return s.cfg.SetMaxPayload(n) }
 }
@@ -68,7 +68,7 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	s := &Store{
 		db:        db,
 		now:       time.Now,
-		cfg:       sqlstore.NewSettings("sqlitestore", ErrInvalidOption),
+		cfg:       outboxsql.NewSettings("sqlitestore", ErrInvalidOption),
 		wakeEvery: DefaultWakeupInterval,
 	}
 	for _, opt := range opts {
@@ -89,8 +89,8 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 // Capabilities reports per-key ordering and wake-ups ([Store.Wakeups]); the
 // store has no maintenance lock (SQLite serialises writers, and a purge pass
 // is bounded and safe to run from several processes).
-func (s *Store) Capabilities() outbox.Capabilities {
-	return outbox.Capabilities{PerKeyOrdering: true, Notify: true}
+func (s *Store) Capabilities() outboxdriver.Capabilities {
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true}
 }
 
 // DB returns the handle the store works on.

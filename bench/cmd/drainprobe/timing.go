@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // timedStore records the duration of every Acquire and Complete.
@@ -27,7 +28,7 @@ type call struct {
 	rows int
 }
 
-func (s *timedStore) Acquire(ctx context.Context, req outbox.AcquireRequest) (outbox.AcquiredBatch, error) {
+func (s *timedStore) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (outboxdriver.AcquiredBatch, error) {
 	start := time.Now()
 	b, err := s.Store.Acquire(ctx, req)
 	s.mu.Lock()
@@ -36,7 +37,7 @@ func (s *timedStore) Acquire(ctx context.Context, req outbox.AcquireRequest) (ou
 	return b, err
 }
 
-func (s *timedStore) Complete(ctx context.Context, leases []outbox.Lease) (int64, error) {
+func (s *timedStore) Complete(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {
 	start := time.Now()
 	n, err := s.Store.Complete(ctx, leases)
 	s.mu.Lock()

@@ -23,6 +23,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/store/pgstore"
 )
 
@@ -116,15 +117,15 @@ func (o *pgOutbox) seedDead(t *testing.T, specs ...deadSpec) []reliar.MessageID 
 		}
 	}
 	ids := o.enqueue(t, msgs...)
-	batch, err := o.store.Acquire(ctx, outbox.AcquireRequest{Worker: "seed", BatchSize: 1000, Lease: time.Hour})
+	batch, err := o.store.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "seed", BatchSize: 1000, Lease: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fail []outbox.FailedOutcome
-	var release []outbox.Lease
+	var fail []outboxdriver.FailedOutcome
+	var release []outboxdriver.Lease
 	for _, r := range batch.Records {
 		if e, ok := errText[r.Envelope.ID]; ok {
-			fail = append(fail, outbox.FailedOutcome{Lease: r.Lease(), Error: e, DeadReason: outbox.DeadPermanent})
+			fail = append(fail, outboxdriver.FailedOutcome{Lease: r.Lease(), Error: e, DeadReason: outbox.DeadPermanent})
 		} else {
 			release = append(release, r.Lease())
 		}

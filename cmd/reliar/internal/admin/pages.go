@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/ops"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 //go:embed templates/*.html
@@ -141,7 +141,7 @@ type dashboardData struct {
 	Charts   []chart
 	Filter   deadFilter
 	Dead     []deadRow
-	Poisoned []outbox.PoisonedRecord
+	Poisoned []outboxdriver.PoisonedRecord
 	// NextURL is the next page's address, empty on the last page.
 	NextURL string
 	// FirstURL is the first page's address, empty on the first page.

@@ -11,6 +11,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // opsTarget is a migrated outbox database that an operator command test
@@ -143,16 +144,16 @@ func seed(t *testing.T, tg opsTarget, rows ...seedRow) []reliar.MessageID {
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	batch, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "seed", BatchSize: len(rows) + 1, Lease: time.Hour})
+	batch, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "seed", BatchSize: len(rows) + 1, Lease: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var done, release []outbox.Lease
-	var fail []outbox.FailedOutcome
+	var done, release []outboxdriver.Lease
+	var fail []outboxdriver.FailedOutcome
 	for _, rec := range batch.Records {
 		switch fates[rec.Envelope.ID] {
 		case fateDead:
-			fail = append(fail, outbox.FailedOutcome{Lease: rec.Lease(), Error: "broker said no", DeadReason: outbox.DeadPermanent})
+			fail = append(fail, outboxdriver.FailedOutcome{Lease: rec.Lease(), Error: "broker said no", DeadReason: outbox.DeadPermanent})
 		case fatePublished:
 			done = append(done, rec.Lease())
 		case fateLeased:

@@ -10,6 +10,7 @@ import (
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
 	"github.com/reliar/reliar/cmd/reliar/internal/ops"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // defaultPurgeBatch is the batch size of reliar purge, the stores' own
@@ -63,7 +64,7 @@ bad input.`,
 			return err
 		}
 		defer s.close(ctx)
-		req := outbox.PurgeRequest{PublishedRetention: &publishedRetention, DeadRetention: &deadRetention, BatchSize: batchSize}
+		req := outboxdriver.PurgeRequest{PublishedRetention: &publishedRetention, DeadRetention: &deadRetention, BatchSize: batchSize}
 		tally, err := ops.Purge(ctx, s.store, req, loop, func(t ops.PurgeTally) {
 			app.Log().Info("purge pass", "pass", t.Passes, "published_deleted", t.PublishedDeleted,
 				"dead_deleted", t.DeadDeleted, "expired", t.Expired)

@@ -17,6 +17,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -211,13 +212,13 @@ func deadStore(t *testing.T, n int, typ string) (*memstore.Store, []reliar.Messa
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch, err := s.Acquire(ctx, outbox.AcquireRequest{Worker: "w", BatchSize: n, Lease: time.Minute})
+	batch, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: n, Lease: time.Minute})
 	if err != nil || len(batch.Records) != n {
 		t.Fatalf("acquire: %d records, %v", len(batch.Records), err)
 	}
-	fails := make([]outbox.FailedOutcome, n)
+	fails := make([]outboxdriver.FailedOutcome, n)
 	for i, r := range batch.Records {
-		fails[i] = outbox.FailedOutcome{Lease: r.Lease(), Error: "no", DeadReason: outbox.DeadPermanent}
+		fails[i] = outboxdriver.FailedOutcome{Lease: r.Lease(), Error: "no", DeadReason: outbox.DeadPermanent}
 	}
 	if _, err := s.Fail(ctx, fails); err != nil {
 		t.Fatal(err)
@@ -301,7 +302,7 @@ func (f *failingStore) PurgeDead(ctx context.Context, ids []reliar.MessageID) (i
 	return f.Store.PurgeDead(ctx, ids)
 }
 
-func (f *failingStore) Purge(ctx context.Context, req outbox.PurgeRequest) (outbox.PurgeReport, error) {
+func (f *failingStore) Purge(ctx context.Context, req outboxdriver.PurgeRequest) (outbox.PurgeReport, error) {
 	if err := f.call(); err != nil {
 		return outbox.PurgeReport{}, err
 	}
@@ -346,7 +347,7 @@ func TestPurge(t *testing.T) {
 	s, _ := deadStore(t, 5, "a")
 	zero := time.Duration(0)
 	s.Advance(time.Second)
-	req := outbox.PurgeRequest{PublishedRetention: &zero, DeadRetention: &zero, BatchSize: 2}
+	req := outboxdriver.PurgeRequest{PublishedRetention: &zero, DeadRetention: &zero, BatchSize: 2}
 	tally, err := Purge(ctx, s, req, false, nil)
 	if err != nil || tally != (PurgeTally{Passes: 1, DeadDeleted: 2}) {
 		t.Fatalf("one pass: %+v, %v", tally, err)
@@ -356,7 +357,7 @@ func TestPurge(t *testing.T) {
 	if err != nil || tally != (PurgeTally{Passes: 2, DeadDeleted: 3}) || len(passes) != 2 {
 		t.Fatalf("loop: %+v, %v, %v", tally, err, passes)
 	}
-	if _, err := Purge(ctx, s, outbox.PurgeRequest{}, false, nil); err == nil {
+	if _, err := Purge(ctx, s, outboxdriver.PurgeRequest{}, false, nil); err == nil {
 		t.Fatal("a zero batch size passed")
 	}
 	if _, err := Purge(ctx, &failingStore{Store: s, failAt: 1}, req, true, nil); !errors.Is(err, errBroken) {
@@ -378,7 +379,7 @@ func TestDocuments(t *testing.T) {
 			Envelope:   reliar.SerializedEnvelope{ID: id, Sequence: 7, MessageType: "orders.placed", Metadata: reliar.Metadata{TenantID: "acme"}},
 			DeadReason: outbox.DeadMaxAttempts, DeadAt: at, Attempts: 5, LastError: "timeout\nafter 5s",
 		}},
-		Poisoned:          []outbox.PoisonedRecord{{ID: id, Sequence: 9, Error: "bad metadata"}},
+		Poisoned:          []outboxdriver.PoisonedRecord{{ID: id, Sequence: 9, Error: "bad metadata"}},
 		NextAfterSequence: &seq,
 	}
 	b, err := json.Marshal(NewDeadListDocument(page))

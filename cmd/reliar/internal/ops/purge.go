@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // PurgeTally adds up the passes of a purge.
@@ -33,7 +34,7 @@ func full(r outbox.PurgeReport, batch int) bool {
 // than req.BatchSize rows for each of its statements (req.BatchSize must be
 // positive). After each pass, progress (if not nil) receives the tally so
 // far. On error the tally says what was done before it.
-func Purge(ctx context.Context, s outbox.Store, req outbox.PurgeRequest, loop bool, progress func(PurgeTally)) (PurgeTally, error) {
+func Purge(ctx context.Context, s outbox.Store, req outboxdriver.PurgeRequest, loop bool, progress func(PurgeTally)) (PurgeTally, error) {
 	if req.BatchSize <= 0 {
 		return PurgeTally{}, fmt.Errorf("purge: batch size %d is not positive", req.BatchSize)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // Real services the tests use; they fail when a service is missing.
@@ -217,7 +217,7 @@ func TestScratchBackends(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			batch, err := store.Acquire(ctx, outbox.AcquireRequest{Worker: "t", BatchSize: 10, Lease: time.Minute, MaxClaims: 5})
+			batch, err := store.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "t", BatchSize: 10, Lease: time.Minute, MaxClaims: 5})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,77 @@
+package outboxdriver
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reliar/reliar"
+)
+
+// ErrDuplicateID is matched (with errors.Is) by a *DuplicateIDError.
+var ErrDuplicateID = errors.New("outbox: message id already enqueued")
+
+// DuplicateIDError reports an enqueue that reused a message id. It is a
+// permanent failure: the same insert fails the same way.
+type DuplicateIDError struct {
+	// ID is the reused id, when the store can tell which one it was.
+	ID  reliar.MessageID
+	Err error
+}
+
+func (e *DuplicateIDError) Error() string {
+	return fmt.Sprintf("outbox: message id %s already enqueued", e.ID)
+}
+func (e *DuplicateIDError) Unwrap() error                   { return e.Err }
+func (e *DuplicateIDError) Is(target error) bool            { return target == ErrDuplicateID }
+func (e *DuplicateIDError) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
+
+// ErrPayloadTooLarge is matched (with errors.Is) by a *PayloadTooLargeError.
+var ErrPayloadTooLarge = errors.New("outbox: payload too large")
+
+// PayloadTooLargeError reports a message whose serialized payload exceeds the
+// store's limit. Nothing of the enqueue call was written.
+type PayloadTooLargeError struct {
+	ID   reliar.MessageID
+	Size int
+	Max  int
+}
+
+func (e *PayloadTooLargeError) Error() string {
+	return fmt.Sprintf("outbox: payload of message %s is %d bytes, over the limit of %d", e.ID, e.Size, e.Max)
+}
+func (e *PayloadTooLargeError) Is(target error) bool            { return target == ErrPayloadTooLarge }
+func (e *PayloadTooLargeError) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
+
+// ErrUndecodable is matched (with errors.Is) by a *DecodeError.
+var ErrUndecodable = errors.New("outbox: undecodable row")
+
+// DecodeError reports a stored row that cannot be decoded (a poison row).
+type DecodeError struct {
+	ID     reliar.MessageID
+	Reason string
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("outbox: row %s undecodable: %s", e.ID, e.Reason)
+}
+func (e *DecodeError) Is(target error) bool { return target == ErrUndecodable }
+
+// MaxErrorBytes is the longest last_error a store writes.
+const MaxErrorBytes = 2048
+
+// SanitizeError prepares an error text for last_error: NUL bytes and invalid
+// UTF-8 removed, then truncated to at most MaxErrorBytes on a UTF-8 boundary.
+func SanitizeError(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	s = strings.ReplaceAll(s, "\x00", "")
+	if len(s) <= MaxErrorBytes {
+		return s
+	}
+	cut := MaxErrorBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}

@@ -1,0 +1,14 @@
+// Package outboxsql holds what outbox stores built on database/sql
+// (sqlitestore and mysqlstore) share: the raw row and its decoding, the multi-row INSERT
+// of Enqueue, the dead-letter page, the migration files, the options every
+// store takes and the JSON arguments of the lease-fenced writes.
+//
+// Each store keeps its SQL and its error type. What differs between the
+// dialects is passed in: how a time is stored (a [TimeCodec]), the INSERT's
+// values group and limits (an [Insert]), and the store's name and invalid
+// option error (in [Settings]).
+//
+// It is public so that every store module, whatever its version, builds
+// against the root module's copy: it is kept compatible within a release
+// line like the rest of the driver contract. Users of Reliar never need it.
+package outboxsql
