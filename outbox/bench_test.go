@@ -60,7 +60,7 @@ func BenchmarkDispatcher(b *testing.B) {
 				pub = noopBatch{}
 			}
 			s := outbox.DefaultSettings()
-			s.StatsInterval = -1
+			s.StatsInterval = outbox.Off
 			bc.tune(&s)
 			d, err := outbox.New(cc, pub, s)
 			if err != nil {

@@ -68,7 +68,7 @@ func TestBreakerCountsDistinctRowsOnly(t *testing.T) {
 		id := enqueue(t, store.Store, 1)[0]
 		s := testSettings()
 		s.BreakerThreshold = 2
-		s.Retry = outbox.ExponentialBackoff{Base: time.Second, Max: time.Second, Multiplier: 1, MaxAttempts: 5}
+		s.Retry = outbox.ExponentialBackoff{Base: time.Second, Max: time.Second, Multiplier: 1, Jitter: outbox.Off, MaxAttempts: 5}
 		pub := newFakePublisher(func(context.Context, *reliar.SerializedEnvelope) error { return errTransient })
 		d, _ := outbox.New(store, pub, s)
 		runUntil(t, d, func() bool { st, _ := store.Inspect(id); return st.DeadAt != nil })
@@ -78,13 +78,13 @@ func TestBreakerCountsDistinctRowsOnly(t *testing.T) {
 	})
 }
 
-func TestBreakerDisabledWithZeroThreshold(t *testing.T) {
+func TestBreakerDisabledWithOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newFaultStore()
 		ids := enqueue(t, store.Store, 10)
 		s := testSettings()
-		s.BreakerThreshold = 0
-		s.Retry = outbox.ExponentialBackoff{Base: time.Second, Max: time.Second, Multiplier: 1, MaxAttempts: 1}
+		s.BreakerThreshold = outbox.Off
+		s.Retry = outbox.ExponentialBackoff{Base: time.Second, Max: time.Second, Multiplier: 1, Jitter: outbox.Off, MaxAttempts: 1}
 		pub := newFakePublisher(func(context.Context, *reliar.SerializedEnvelope) error { return errTransient })
 		d, _ := outbox.New(store, pub, s)
 		runUntil(t, d, func() bool {

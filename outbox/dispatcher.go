@@ -37,35 +37,29 @@ type Dispatcher struct {
 	}
 }
 
-// Option configures optional parts of a Dispatcher.
-type Option func(*Dispatcher)
-
-// WithMetrics sends measurements to m.
-func WithMetrics(m Metrics) Option { return func(d *Dispatcher) { d.metrics = m } }
-
-// WithTracer opens spans with t.
-func WithTracer(t Tracer) Option { return func(d *Dispatcher) { d.tracer = t } }
-
-// WithLogger logs to l instead of slog.Default().
-func WithLogger(l *slog.Logger) Option { return func(d *Dispatcher) { d.log = l } }
-
-// WithoutWakeups stops the dispatcher from listening to the store's
-// wake-ups (for example behind PgBouncer in transaction pooling mode); it
-// then finds new rows by polling alone.
-func WithoutWakeups() Option { return func(d *Dispatcher) { d.wakeups = false } }
-
-// New validates settings against the store's capabilities and returns a
-// dispatcher. It never panics: bad input is a *ConfigError (matching
-// ErrInvalidSettings). Risky but valid settings are logged at warn and
+// New returns a dispatcher publishing the rows of store through pub. The
+// zero fields of settings take their defaults (Settings.WithDefaults). It
+// never panics: invalid settings are reported together, each as a
+// *ConfigError (matching ErrInvalidSettings), and invalid options as errors
+// matching ErrInvalidOption. Risky but valid settings are logged at warn and
 // returned by Warnings.
 func New(store Store, pub reliar.Publisher, settings Settings, opts ...Option) (*Dispatcher, error) {
+	var errs []error
 	if store == nil {
-		return nil, &ConfigError{Field: "store", Reason: "must not be nil"}
+		errs = append(errs, &ConfigError{Field: "store", Reason: "must not be nil"})
 	}
 	if pub == nil {
-		return nil, &ConfigError{Field: "publisher", Reason: "must not be nil"}
+		errs = append(errs, &ConfigError{Field: "publisher", Reason: "must not be nil"})
 	}
-	if err := settings.Validate(store.Capabilities()); err != nil {
+	var caps Capabilities
+	if store != nil {
+		caps = store.Capabilities()
+	}
+	settings = settings.WithDefaults()
+	errs = append(errs, settings.Validate(caps))
+	o, err := applyOptions(forDispatcher, opts)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	d := &Dispatcher{
@@ -73,34 +67,20 @@ func New(store Store, pub reliar.Publisher, settings Settings, opts ...Option) (
 		pub:      pub,
 		settings: settings,
 		warnings: settings.Warnings(),
-		metrics:  NoopMetrics{},
-		tracer:   NoopTracer{},
-		log:      slog.Default(),
-		wakeups:  true,
+		metrics:  o.metrics,
+		tracer:   o.tracer,
+		log:      o.logger.With("component", "reliar.outbox.dispatcher"),
+		wakeups:  !o.noWake,
+		events:   o.events,
 	}
 	d.batchPub, _ = pub.(reliar.BatchPublisher)
-	for _, o := range opts {
-		if o != nil {
-			o(d)
-		}
-	}
-	if d.metrics == nil {
-		d.metrics = NoopMetrics{}
-	}
-	if d.tracer == nil {
-		d.tracer = NoopTracer{}
-	}
-	if d.log == nil {
-		d.log = slog.Default()
-	}
-	d.log = d.log.With("component", "reliar.outbox.dispatcher")
 	for _, w := range d.warnings {
 		d.log.Warn("risky dispatcher settings", "warning", w)
 	}
 	return d, nil
 }
 
-// Settings returns the dispatcher's settings.
+// Settings returns the settings the dispatcher uses, defaults filled in.
 func (d *Dispatcher) Settings() Settings { return d.settings }
 
 // Warnings returns the warnings about the settings that New logged.

@@ -1,9 +1,32 @@
 // Package outbox is Reliar's dispatcher: it claims due rows from an outbox
 // table (a Store), publishes each through a reliar.Publisher and records the
 // outcome, with leases, retries, dead letters and a circuit breaker. It also
-// holds the store contract that every store implements (and that package
-// storetest checks), the Maintainer that keeps a table from growing without
-// bound, and the Metrics and Tracer hooks.
+// holds the Maintainer that keeps a table from growing without bound, and
+// the Metrics, Tracer and event hooks. The contract a store implements lives
+// in package outboxdriver, for store authors; this package re-exports the
+// few names of it that users touch (Store, Stats, Ordering, the dead-letter
+// types).
+//
+// # Settings and options
+//
+// One rule holds for Settings, MaintainerSettings and ExponentialBackoff,
+// and for every settings or config value of Reliar's other packages and of
+// the reliar command: the zero value of a field means its default, and every
+// "Defaults to" in a field's documentation is what the zero value gets.
+// Defaults are derived from the fields that are set where the field says so
+// (Settings{Lease: 5 * time.Second} shortens PublishTimeout, StoreTimeout and
+// DrainTimeout with it), and WithDefaults returns the values that will be
+// used. A feature that is on by default is switched off with Off (-1), and a
+// retention that never deletes is KeepForever: zero never means "off" or
+// "for ever". Validation reports every problem of one value at once, each a
+// *ConfigError, joined with errors.Join.
+//
+// Optional parts are given as Options (WithLogger, WithMetrics, WithTracer,
+// WithEvents, WithoutWakeups, WithInbox), one shape for New and
+// NewMaintainer; each option validates its argument, and one that does not
+// apply to the constructor it is given to is refused. Every store, publisher
+// and adapter of Reliar takes its options the same way: WithX functions
+// returning an Option that can fail with the package's ErrInvalidOption.
 //
 // # The guarantee
 //
@@ -27,9 +50,24 @@
 //     acknowledgement was lost or timed out, so the row is retried. A
 //     publisher that ignores its context can even land after the retry.
 //
+// Two more exist only when you opt in or run such infrastructure:
+//
+//   - pgstore.WithAsyncCommit: a claim or an outcome write acknowledged to
+//     the dispatcher can be lost with the last moments of WAL when the
+//     database server crashes, so a published row is published again.
+//   - Failover to an asynchronous standby loses the transactions the
+//     standby had not received: outcome writes (a duplicate follows), and
+//     also producers' own transactions, whose messages may already have
+//     been published — not a duplicate, but a message for a change that no
+//     longer exists. Synchronous replication closes both.
+//
 // Unordered dispatch guarantees no order of any kind. PerKey ordering
-// publishes the rows of one ordering key one at a time in sequence order;
-// a dead head row unblocks its key.
+// publishes the rows of one ordering key one at a time: every two rows of a
+// key are published in sequence order or, when their transactions
+// overlapped, in commit order — never against causal order (a row whose
+// transaction committed before the other was inserted goes first). The
+// store documentation states how (see pgstore's). A dead head row unblocks
+// its key.
 //
 // # The loop
 //

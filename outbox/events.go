@@ -74,9 +74,6 @@ type EventSinkFunc func(e Event)
 // Event calls f(e).
 func (f EventSinkFunc) Event(e Event) { f(e) }
 
-// WithEvents sends the dispatcher's events to sink.
-func WithEvents(sink EventSink) Option { return func(d *Dispatcher) { d.events = sink } }
-
 // emit reports an event when a sink is installed.
 func (l *loop) emit(kind EventKind, ids []reliar.MessageID, err error) {
 	if l.d.events == nil || len(ids) == 0 {

@@ -54,11 +54,23 @@ func Example() {
 
 // Settings start from the defaults; New validates them.
 func ExampleNew() {
-	s := outbox.DefaultSettings()
-	s.MaxInFlight = 0
-	_, err := outbox.New(memstore.New(), reliar.PublisherFunc(func(context.Context, *reliar.SerializedEnvelope) error { return nil }), s)
+	// Zero fields take their defaults, derived from the fields that are set:
+	// a 5s lease brings the publish, store and drain timeouts down with it.
+	pub := reliar.PublisherFunc(func(context.Context, *reliar.SerializedEnvelope) error { return nil })
+	d, err := outbox.New(memstore.New(), pub, outbox.Settings{Lease: 5 * time.Second})
+	if err != nil {
+		panic(err)
+	}
+	s := d.Settings()
+	fmt.Println(s.BatchSize, s.MaxInFlight, s.PublishTimeout, s.StoreTimeout, s.DrainTimeout)
+
+	// Every problem of one settings value is reported at once.
+	_, err = outbox.New(memstore.New(), pub, outbox.Settings{BatchSize: -1, Lease: 5 * time.Second, PublishTimeout: 10 * time.Second})
 	fmt.Println(err)
-	// Output: outbox: invalid settings: MaxInFlight must be positive
+	// Output:
+	// 512 1536 1.666s 833ms 3.333s
+	// outbox: invalid settings: BatchSize must be positive (zero means the default)
+	// outbox: invalid settings: Lease (5s) must be longer than PublishTimeout (10s)
 }
 
 // A custom retry policy replaces the exponential backoff.

@@ -278,7 +278,7 @@ func (m *countingMetrics) snapshot() counts {
 func testSettings() outbox.Settings {
 	s := outbox.DefaultSettings()
 	s.WorkerID = "test"
-	s.StatsInterval = -1
+	s.StatsInterval = outbox.Off
 	return s
 }
 

@@ -61,12 +61,16 @@ func (NoopMetrics) RedeliveryOutsideDedup(int)                              {}
 func (NoopMetrics) Stats(Stats)                                             {}
 
 // Tracer opens the dispatcher's spans: "reliar.outbox.claim" around each
-// claim and "reliar.outbox.publish" around each publish, the latter a child
-// of the trace context captured at enqueue (env.Metadata.Trace). The
-// OpenTelemetry adapter implements it.
+// claim, "reliar.outbox.publish" around each publish, the latter a child of
+// the trace context captured at enqueue (env.Metadata.Trace), and
+// "reliar.outbox.outcome" around each outcome write. The OpenTelemetry
+// adapter implements it.
 type Tracer interface {
 	StartClaim(ctx context.Context, worker string, requested int) (context.Context, Span)
 	StartPublish(ctx context.Context, env *reliar.SerializedEnvelope) (context.Context, Span)
+	// StartOutcomeWrite opens the span of one store call recording the
+	// outcomes of rows: op is "complete" or "fail".
+	StartOutcomeWrite(ctx context.Context, op string, rows int) (context.Context, Span)
 }
 
 // Span is one open span. End closes it, recording err when not nil.
@@ -88,5 +92,10 @@ func (NoopTracer) StartClaim(ctx context.Context, _ string, _ int) (context.Cont
 
 // StartPublish returns ctx and a span that does nothing.
 func (NoopTracer) StartPublish(ctx context.Context, _ *reliar.SerializedEnvelope) (context.Context, Span) {
+	return ctx, noopSpan{}
+}
+
+// StartOutcomeWrite returns ctx and a span that does nothing.
+func (NoopTracer) StartOutcomeWrite(ctx context.Context, _ string, _ int) (context.Context, Span) {
 	return ctx, noopSpan{}
 }

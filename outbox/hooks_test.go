@@ -16,6 +16,7 @@ type recordingTracer struct {
 	mu       sync.Mutex
 	claims   int
 	publish  []string // traceparents of the published envelopes
+	outcomes map[string]int
 	spanErrs int
 }
 
@@ -45,6 +46,16 @@ func (t *recordingTracer) StartPublish(ctx context.Context, env *reliar.Serializ
 	return ctx, recSpan{t}
 }
 
+func (t *recordingTracer) StartOutcomeWrite(ctx context.Context, op string, rows int) (context.Context, outbox.Span) {
+	t.mu.Lock()
+	if t.outcomes == nil {
+		t.outcomes = map[string]int{}
+	}
+	t.outcomes[op] += rows
+	t.mu.Unlock()
+	return ctx, recSpan{t}
+}
+
 func TestTracerAndStatsHooks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newFaultStore()
@@ -57,12 +68,19 @@ func TestTracerAndStatsHooks(t *testing.T) {
 		s := testSettings()
 		s.StatsInterval = time.Second
 		pub := newFakePublisher(nil)
-		d, _ := outbox.New(store, pub, s, outbox.WithTracer(tr), outbox.WithMetrics(m), outbox.WithLogger(nil))
-		runUntil(t, d, func() bool { return pub.deliveredCount() == 2 && m.snapshot().stats >= 2 })
+		d, _ := outbox.New(store, pub, s, outbox.WithTracer(tr), outbox.WithMetrics(m))
+		runUntil(t, d, func() bool {
+			tr.mu.Lock()
+			defer tr.mu.Unlock()
+			return pub.deliveredCount() == 2 && m.snapshot().stats >= 2 && tr.outcomes["complete"] == 2
+		})
 		tr.mu.Lock()
 		defer tr.mu.Unlock()
 		if tr.claims == 0 || len(tr.publish) != 2 || tr.publish[0] != tp {
 			t.Fatalf("spans: claims %d publishes %v", tr.claims, tr.publish)
+		}
+		if tr.outcomes["complete"] != 2 {
+			t.Fatalf("outcome-write spans cover %v rows, want complete: 2", tr.outcomes)
 		}
 	})
 }

@@ -9,23 +9,24 @@ import (
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// MaintainerSettings configures a Maintainer.
+// MaintainerSettings configures a Maintainer. As in Settings, the zero
+// value of every field means its default; KeepForever keeps rows for ever.
 type MaintainerSettings struct {
 	// Interval is the time between passes. Defaults to 1m.
 	Interval time.Duration
-	// PublishedRetention deletes published rows older than it; nil keeps
-	// them. Defaults to 24h.
-	PublishedRetention *time.Duration
-	// DeadRetention deletes dead rows older than it; nil keeps them.
-	// Defaults to 14 days.
-	DeadRetention *time.Duration
+	// PublishedRetention deletes published rows older than it; KeepForever
+	// keeps them. Defaults to 24h (DefaultPublishedRetention).
+	PublishedRetention time.Duration
+	// DeadRetention deletes dead rows older than it; KeepForever keeps
+	// them. Defaults to 14 days (DefaultDeadRetention).
+	DeadRetention time.Duration
 	// BatchSize caps each statement of a purge pass; a pass that hits the
 	// cap is followed by another at once. Defaults to 1000.
 	BatchSize int
 	// StoreTimeout bounds each store call. Defaults to 30s.
 	StoreTimeout time.Duration
 	// InboxRetention is how long the processed-message records of the
-	// inbox given with MaintainInbox are kept. It must exceed the broker's
+	// inbox given with WithInbox are kept. It must exceed the broker's
 	// redelivery horizon. Defaults to 14 days.
 	InboxRetention time.Duration
 }
@@ -43,17 +44,69 @@ const (
 	DefaultDeadRetention      = 14 * 24 * time.Hour
 )
 
-// DefaultMaintainerSettings returns the maintainer's defaults.
-func DefaultMaintainerSettings() MaintainerSettings {
-	pub, dead := DefaultPublishedRetention, DefaultDeadRetention
-	return MaintainerSettings{
-		Interval:           time.Minute,
-		PublishedRetention: &pub,
-		DeadRetention:      &dead,
-		BatchSize:          1000,
-		StoreTimeout:       30 * time.Second,
-		InboxRetention:     DefaultDeadRetention,
+// DefaultMaintainerSettings returns the maintainer's defaults, every field
+// filled: the same as MaintainerSettings{}.WithDefaults().
+func DefaultMaintainerSettings() MaintainerSettings { return MaintainerSettings{}.WithDefaults() }
+
+// WithDefaults returns a copy of s with every zero field set to its default.
+func (s MaintainerSettings) WithDefaults() MaintainerSettings {
+	if s.Interval == 0 {
+		s.Interval = time.Minute
 	}
+	if s.PublishedRetention == 0 {
+		s.PublishedRetention = DefaultPublishedRetention
+	}
+	if s.DeadRetention == 0 {
+		s.DeadRetention = DefaultDeadRetention
+	}
+	if s.BatchSize == 0 {
+		s.BatchSize = 1000
+	}
+	if s.StoreTimeout == 0 {
+		s.StoreTimeout = 30 * time.Second
+	}
+	if s.InboxRetention == 0 {
+		s.InboxRetention = DefaultDeadRetention
+	}
+	return s
+}
+
+// Validate checks the settings NewMaintainer would use (s.WithDefaults())
+// and returns every problem as a *ConfigError, joined, or nil.
+func (s MaintainerSettings) Validate() error {
+	s = s.WithDefaults()
+	var p problems
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"Interval", s.Interval}, {"StoreTimeout", s.StoreTimeout}, {"InboxRetention", s.InboxRetention}} {
+		if f.v < 0 {
+			p.add(f.name, "(%v) must be positive (zero means the default)", f.v)
+		}
+	}
+	if s.BatchSize < 0 {
+		p.add("BatchSize", "(%d) must be positive (zero means the default)", s.BatchSize)
+	}
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"PublishedRetention", s.PublishedRetention}, {"DeadRetention", s.DeadRetention}} {
+		if f.v < 0 && f.v != KeepForever {
+			p.add(f.name, "(%v) must be positive, or KeepForever (zero means the default)", f.v)
+		}
+	}
+	return p.err()
+}
+
+// purgeRequest is the store request of one pass: nil retention skips.
+func (s MaintainerSettings) purgeRequest() outboxdriver.PurgeRequest {
+	keep := func(d time.Duration) *time.Duration {
+		if d == KeepForever {
+			return nil
+		}
+		return &d
+	}
+	return outboxdriver.PurgeRequest{PublishedRetention: keep(s.PublishedRetention), DeadRetention: keep(s.DeadRetention), BatchSize: s.BatchSize}
 }
 
 // Maintainer purges old published and dead rows and moves expired pending
@@ -68,61 +121,33 @@ type Maintainer struct {
 	inbox    InboxPurger
 }
 
-// NewMaintainer validates settings and returns a maintainer.
-func NewMaintainer(store Store, settings MaintainerSettings, opts ...MaintainerOption) (*Maintainer, error) {
-	switch {
-	case store == nil:
-		return nil, &ConfigError{Field: "store", Reason: "must not be nil"}
-	case settings.Interval <= 0:
-		return nil, &ConfigError{Field: "Interval", Reason: "must be positive"}
-	case settings.BatchSize <= 0:
-		return nil, &ConfigError{Field: "BatchSize", Reason: "must be positive"}
-	case settings.StoreTimeout <= 0:
-		return nil, &ConfigError{Field: "StoreTimeout", Reason: "must be positive"}
-	case settings.PublishedRetention != nil && *settings.PublishedRetention < 0:
-		return nil, &ConfigError{Field: "PublishedRetention", Reason: "must not be negative"}
-	case settings.DeadRetention != nil && *settings.DeadRetention < 0:
-		return nil, &ConfigError{Field: "DeadRetention", Reason: "must not be negative"}
+// NewMaintainer returns a maintainer of store. The zero fields of settings
+// take their defaults; invalid settings are reported together as
+// *ConfigErrors, invalid options as errors matching ErrInvalidOption. It
+// takes the options WithLogger, WithMetrics and WithInbox.
+func NewMaintainer(store Store, settings MaintainerSettings, opts ...Option) (*Maintainer, error) {
+	var errs []error
+	if store == nil {
+		errs = append(errs, &ConfigError{Field: "store", Reason: "must not be nil"})
 	}
-	m := &Maintainer{store: store, settings: settings, log: slog.Default(), metrics: NoopMetrics{}}
-	for _, o := range opts {
-		if o != nil {
-			o(m)
-		}
+	settings = settings.WithDefaults()
+	errs = append(errs, settings.Validate())
+	o, err := applyOptions(forMaintainer, opts)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	if m.inbox != nil && settings.InboxRetention <= 0 {
-		return nil, &ConfigError{Field: "InboxRetention", Reason: "must be positive when an inbox is maintained"}
-	}
-	m.log = m.log.With("component", "reliar.outbox.maintainer")
-	return m, nil
+	return &Maintainer{
+		store:    store,
+		settings: settings,
+		log:      o.logger.With("component", "reliar.outbox.maintainer"),
+		metrics:  o.metrics,
+		inbox:    o.inbox,
+	}, nil
 }
 
-// MaintainerOption configures optional parts of a Maintainer.
-type MaintainerOption func(*Maintainer)
-
-// MaintainInbox makes every pass also delete the inbox's processed-message
-// records older than InboxRetention, in batches of BatchSize.
-func MaintainInbox(p InboxPurger) MaintainerOption {
-	return func(m *Maintainer) { m.inbox = p }
-}
-
-// MaintainerLogger logs to l instead of slog.Default().
-func MaintainerLogger(l *slog.Logger) MaintainerOption {
-	return func(m *Maintainer) {
-		if l != nil {
-			m.log = l
-		}
-	}
-}
-
-// MaintainerMetrics counts expired rows moved to dead in m.
-func MaintainerMetrics(mt Metrics) MaintainerOption {
-	return func(m *Maintainer) {
-		if mt != nil {
-			m.metrics = mt
-		}
-	}
-}
+// Settings returns the settings the maintainer uses, defaults filled in.
+func (m *Maintainer) Settings() MaintainerSettings { return m.settings }
 
 // Run runs a pass at once and then every Interval until ctx is done; it
 // returns nil then. Store errors are logged and retried at the next
@@ -174,7 +199,7 @@ func (m *Maintainer) RunOnce(ctx context.Context) (PurgeReport, error) {
 		}
 		defer unlock()
 	}
-	req := outboxdriver.PurgeRequest{PublishedRetention: m.settings.PublishedRetention, DeadRetention: m.settings.DeadRetention, BatchSize: m.settings.BatchSize}
+	req := m.settings.purgeRequest()
 	for {
 		pctx, cancel := context.WithTimeout(ctx, m.settings.StoreTimeout)
 		r, err := m.store.Purge(pctx, req)

@@ -3,6 +3,8 @@ package outbox_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -47,7 +49,7 @@ func TestMaintainerPurgesAndExpires(t *testing.T) {
 		settings := outbox.DefaultMaintainerSettings()
 		settings.BatchSize = 7
 		m := newCountingMetrics()
-		mt, err := outbox.NewMaintainer(store, settings, outbox.MaintainerMetrics(m))
+		mt, err := outbox.NewMaintainer(store, settings, outbox.WithMetrics(m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,22 +110,118 @@ func (purgeFailer) Purge(context.Context, outboxdriver.PurgeRequest) (outbox.Pur
 
 func TestMaintainerSettingsValidated(t *testing.T) {
 	t.Parallel()
-	neg := -time.Hour
 	for name, change := range map[string]func(s *outbox.MaintainerSettings){
-		"zero interval":      func(s *outbox.MaintainerSettings) { s.Interval = 0 },
-		"zero batch":         func(s *outbox.MaintainerSettings) { s.BatchSize = 0 },
-		"zero timeout":       func(s *outbox.MaintainerSettings) { s.StoreTimeout = 0 },
-		"negative published": func(s *outbox.MaintainerSettings) { s.PublishedRetention = &neg },
-		"negative dead":      func(s *outbox.MaintainerSettings) { s.DeadRetention = &neg },
+		"negative interval":  func(s *outbox.MaintainerSettings) { s.Interval = -time.Second },
+		"negative batch":     func(s *outbox.MaintainerSettings) { s.BatchSize = -1 },
+		"negative timeout":   func(s *outbox.MaintainerSettings) { s.StoreTimeout = -time.Second },
+		"negative published": func(s *outbox.MaintainerSettings) { s.PublishedRetention = -time.Hour },
+		"negative dead":      func(s *outbox.MaintainerSettings) { s.DeadRetention = -time.Hour },
+		"negative inbox":     func(s *outbox.MaintainerSettings) { s.InboxRetention = -time.Hour },
 	} {
-		s := outbox.DefaultMaintainerSettings()
+		var s outbox.MaintainerSettings
 		change(&s)
+		if err := s.Validate(); !errors.Is(err, outbox.ErrInvalidSettings) {
+			t.Errorf("%s: Validate = %v", name, err)
+		}
 		if _, err := outbox.NewMaintainer(newFaultStore(), s); !errors.Is(err, outbox.ErrInvalidSettings) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	if _, err := outbox.NewMaintainer(nil, outbox.DefaultMaintainerSettings()); !errors.Is(err, outbox.ErrInvalidSettings) {
 		t.Errorf("nil store: %v", err)
+	}
+}
+
+func TestMaintainerSettingsZeroMeansDefault(t *testing.T) {
+	t.Parallel()
+	if got, want := (outbox.MaintainerSettings{}).WithDefaults(), outbox.DefaultMaintainerSettings(); got != want {
+		t.Fatalf("zero settings with defaults %+v, want %+v", got, want)
+	}
+	want := outbox.DefaultMaintainerSettings()
+	if want.PublishedRetention != outbox.DefaultPublishedRetention || want.DeadRetention != outbox.DefaultDeadRetention {
+		t.Fatalf("default retention %v / %v", want.PublishedRetention, want.DeadRetention)
+	}
+	mt, err := outbox.NewMaintainer(newFaultStore(), outbox.MaintainerSettings{BatchSize: 10})
+	if err != nil {
+		t.Fatalf("one field set: %v", err)
+	}
+	got := mt.Settings()
+	want.BatchSize = 10
+	if got != want {
+		t.Fatalf("effective settings %+v, want %+v", got, want)
+	}
+}
+
+func TestMaintainerSettingsReportEveryProblem(t *testing.T) {
+	t.Parallel()
+	err := outbox.MaintainerSettings{Interval: -1, BatchSize: -1, DeadRetention: -2 * time.Hour}.Validate()
+	fields := configFields(err)
+	for _, f := range []string{"Interval", "BatchSize", "DeadRetention"} {
+		if !slices.Contains(fields, f) {
+			t.Errorf("problems %v do not name %s", fields, f)
+		}
+	}
+}
+
+// configFields returns the fields named by the *ConfigErrors joined in err.
+func configFields(err error) []string {
+	var fields []string
+	var walk func(error)
+	walk = func(err error) {
+		var ce *outbox.ConfigError
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		} else if errors.As(err, &ce) {
+			fields = append(fields, ce.Field)
+		}
+	}
+	walk(err)
+	return fields
+}
+
+func TestMaintainerKeepForeverSkipsDeletion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := newFaultStore()
+		var got outboxdriver.PurgeRequest
+		rec := purgeRecorder{faultStore: store, got: &got}
+		mt, err := outbox.NewMaintainer(rec, outbox.MaintainerSettings{PublishedRetention: outbox.KeepForever})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mt.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got.PublishedRetention != nil || got.DeadRetention == nil || *got.DeadRetention != outbox.DefaultDeadRetention {
+			t.Fatalf("purge request %+v: want published kept for ever and dead after the default", got)
+		}
+	})
+}
+
+type purgeRecorder struct {
+	*faultStore
+	got *outboxdriver.PurgeRequest
+}
+
+func (p purgeRecorder) Purge(ctx context.Context, req outboxdriver.PurgeRequest) (outbox.PurgeReport, error) {
+	*p.got = req
+	return p.faultStore.Purge(ctx, req)
+}
+
+func TestMaintainerRefusesDispatcherOptions(t *testing.T) {
+	t.Parallel()
+	_, err := outbox.NewMaintainer(newFaultStore(), outbox.MaintainerSettings{}, outbox.WithTracer(outbox.NoopTracer{}), outbox.WithoutWakeups())
+	if !errors.Is(err, outbox.ErrInvalidOption) || !strings.Contains(err.Error(), "WithTracer") || !strings.Contains(err.Error(), "WithoutWakeups") {
+		t.Fatalf("NewMaintainer with dispatcher options = %v, want both refused", err)
+	}
+	_, err = outbox.New(newFaultStore(), newFakePublisher(nil), outbox.Settings{}, outbox.WithInbox(inbox.NewMemory()))
+	if !errors.Is(err, outbox.ErrInvalidOption) {
+		t.Fatalf("New with WithInbox = %v, want ErrInvalidOption", err)
+	}
+	_, err = outbox.New(newFaultStore(), newFakePublisher(nil), outbox.Settings{}, outbox.WithLogger(nil))
+	if !errors.Is(err, outbox.ErrInvalidOption) {
+		t.Fatalf("New with WithLogger(nil) = %v, want ErrInvalidOption", err)
 	}
 }
 
@@ -144,7 +242,7 @@ func TestMaintainerPurgesTheInbox(t *testing.T) {
 		tx.Commit()
 		settings := outbox.DefaultMaintainerSettings()
 		settings.BatchSize = 10
-		mt, err := outbox.NewMaintainer(newFaultStore(), settings, outbox.MaintainInbox(m))
+		mt, err := outbox.NewMaintainer(newFaultStore(), settings, outbox.WithInbox(m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,9 +255,9 @@ func TestMaintainerPurgesTheInbox(t *testing.T) {
 			t.Fatal("a recent record was purged")
 		}
 		tx.Rollback()
-		settings.InboxRetention = 0
-		if _, err := outbox.NewMaintainer(newFaultStore(), settings, outbox.MaintainInbox(m)); !errors.Is(err, outbox.ErrInvalidSettings) {
-			t.Fatalf("zero inbox retention accepted: %v", err)
+		settings.InboxRetention = -time.Hour
+		if _, err := outbox.NewMaintainer(newFaultStore(), settings, outbox.WithInbox(m)); !errors.Is(err, outbox.ErrInvalidSettings) {
+			t.Fatalf("negative inbox retention accepted: %v", err)
 		}
 	})
 }

@@ -60,7 +60,7 @@ func TestPerKeyOrderingAcrossDispatchersWithFailures(t *testing.T) {
 		})
 		s := testSettings()
 		s.Ordering = outbox.PerKey
-		s.BreakerThreshold = 0
+		s.BreakerThreshold = outbox.Off
 		s.Retry = outbox.ExponentialBackoff{Base: 100 * time.Millisecond, Max: time.Second, Multiplier: 2, Jitter: 0.2, MaxAttempts: 50}
 		stops := make([]func() (error, time.Duration), dispatchers)
 		for i := range stops {

@@ -49,7 +49,7 @@ func (l *loop) maybeWrite(now time.Time) {
 		return
 	}
 	l.writing = true
-	store := l.d.store
+	store, tracer := l.d.store, l.d.tracer
 	budget := l.budget()
 	l.wg.Add(1)
 	go func() {
@@ -57,13 +57,17 @@ func (l *loop) maybeWrite(now time.Time) {
 		var r writeResult
 		if len(completes) > 0 {
 			ctx, cancel := budget.context()
+			ctx, span := tracer.StartOutcomeWrite(ctx, "complete", len(completes))
 			r.completedN, r.completeErr = store.Complete(ctx, completes)
+			span.End(r.completeErr)
 			cancel()
 			r.completed = completes
 		}
 		if len(fails) > 0 {
 			ctx, cancel := budget.context()
+			ctx, span := tracer.StartOutcomeWrite(ctx, "fail", len(fails))
 			r.failedN, r.failErr = store.Fail(ctx, fails)
+			span.End(r.failErr)
 			cancel()
 			r.failed = make([]outboxdriver.Lease, len(fails))
 			for i, f := range fails {

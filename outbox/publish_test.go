@@ -37,7 +37,7 @@ func TestPublishTimeoutIsTransientAndRetried(t *testing.T) {
 		id := enqueue(t, store.Store, 1)[0]
 		s := testSettings()
 		s.PublishTimeout = 2 * time.Second
-		s.Retry = outbox.ExponentialBackoff{Base: 30 * time.Second, Max: time.Minute, Multiplier: 2, MaxAttempts: 5}
+		s.Retry = outbox.ExponentialBackoff{Base: 30 * time.Second, Max: time.Minute, Multiplier: 2, Jitter: outbox.Off, MaxAttempts: 5}
 		var calls int
 		pub := newFakePublisher(func(ctx context.Context, env *reliar.SerializedEnvelope) error {
 			calls++

@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,28 +21,32 @@ func TestSettingsConfigErrors(t *testing.T) {
 		caps   outbox.Capabilities
 		field  string
 	}{
-		{"zero MaxInFlight", func(s *outbox.Settings) { s.MaxInFlight = 0 }, outbox.Capabilities{}, "MaxInFlight"},
 		{"negative MaxInFlight", func(s *outbox.Settings) { s.MaxInFlight = -1 }, outbox.Capabilities{}, "MaxInFlight"},
-		{"zero BatchSize", func(s *outbox.Settings) { s.BatchSize = 0 }, outbox.Capabilities{}, "BatchSize"},
-		{"zero PollInterval", func(s *outbox.Settings) { s.PollInterval = 0 }, outbox.Capabilities{}, "PollInterval"},
-		{"zero IdlePollInterval", func(s *outbox.Settings) { s.IdlePollInterval = 0 }, outbox.Capabilities{}, "IdlePollInterval"},
+		{"negative BatchSize", func(s *outbox.Settings) { s.BatchSize = -1 }, outbox.Capabilities{}, "BatchSize"},
+		{"negative PollInterval", func(s *outbox.Settings) { s.PollInterval = -time.Second }, outbox.Capabilities{}, "PollInterval"},
+		{"negative IdlePollInterval", func(s *outbox.Settings) { s.IdlePollInterval = -time.Second }, outbox.Capabilities{}, "IdlePollInterval"},
 		{"lease equal to publish timeout", func(s *outbox.Settings) { s.Lease = s.PublishTimeout }, outbox.Capabilities{}, "Lease"},
 		{"lease shorter than publish timeout", func(s *outbox.Settings) { s.Lease = s.PublishTimeout / 2 }, outbox.Capabilities{}, "Lease"},
 		{"store timeout at half the lease", func(s *outbox.Settings) { s.StoreTimeout = s.Lease / 2 }, outbox.Capabilities{}, "StoreTimeout"},
 		{"drain timeout equal to store timeout", func(s *outbox.Settings) { s.DrainTimeout = s.StoreTimeout }, outbox.Capabilities{}, "DrainTimeout"},
-		{"zero MaxClaims", func(s *outbox.Settings) { s.MaxClaims = 0 }, outbox.Capabilities{}, "MaxClaims"},
-		{"negative breaker threshold", func(s *outbox.Settings) { s.BreakerThreshold = -1 }, outbox.Capabilities{}, "BreakerThreshold"},
-		{"nil retry policy", func(s *outbox.Settings) { s.Retry = nil }, outbox.Capabilities{}, "Retry"},
+		{"negative MaxClaims", func(s *outbox.Settings) { s.MaxClaims = -1 }, outbox.Capabilities{}, "MaxClaims"},
+		{"breaker threshold below Off", func(s *outbox.Settings) { s.BreakerThreshold = -2 }, outbox.Capabilities{}, "BreakerThreshold"},
+		{"stats interval negative but not Off", func(s *outbox.Settings) { s.StatsInterval = -time.Second }, outbox.Capabilities{}, "StatsInterval"},
 		{"jitter above one", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Jitter = 1.5 }) }, outbox.Capabilities{}, "Retry.Jitter"},
-		{"negative jitter", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Jitter = -0.1 }) }, outbox.Capabilities{}, "Retry.Jitter"},
+		{"negative jitter other than Off", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Jitter = -0.1 }) }, outbox.Capabilities{}, "Retry.Jitter"},
 		{"NaN jitter", func(s *outbox.Settings) {
 			s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Jitter = math.NaN() })
 		}, outbox.Capabilities{}, "Retry.Jitter"},
-		{"zero max attempts", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.MaxAttempts = 0 }) }, outbox.Capabilities{}, "Retry.MaxAttempts"},
-		{"zero base", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Base = 0 }) }, outbox.Capabilities{}, "Retry.Base"},
+		{"max attempts below Off", func(s *outbox.Settings) { s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.MaxAttempts = -3 }) }, outbox.Capabilities{}, "Retry.MaxAttempts"},
+		{"negative base", func(s *outbox.Settings) {
+			s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Base = -time.Second })
+		}, outbox.Capabilities{}, "Retry.Base"},
+		{"max below base", func(s *outbox.Settings) {
+			s.Retry = backoff(func(b *outbox.ExponentialBackoff) { b.Base = time.Minute; b.Max = time.Second })
+		}, outbox.Capabilities{}, "Retry.Max"},
 		{"pointer backoff validated too", func(s *outbox.Settings) {
 			b := outbox.DefaultBackoff()
-			b.MaxAttempts = 0
+			b.MaxAttempts = -5
 			s.Retry = &b
 		}, outbox.Capabilities{}, "Retry.MaxAttempts"},
 		{"per-key ordering without the capability", func(s *outbox.Settings) { s.Ordering = outbox.PerKey }, outbox.Capabilities{}, "Ordering"},
@@ -125,8 +130,115 @@ func TestNewRefusesNilParts(t *testing.T) {
 	if _, err := outbox.New(memstore.New(), nil, outbox.DefaultSettings()); !errors.Is(err, outbox.ErrInvalidSettings) {
 		t.Fatalf("nil publisher: %v", err)
 	}
-	if _, err := outbox.New(memstore.New(), newFakePublisher(nil), outbox.Settings{}); !errors.Is(err, outbox.ErrInvalidSettings) {
+	_, err := outbox.New(nil, nil, outbox.Settings{MaxInFlight: -1})
+	if got := configFields(err); !slices.Equal(got, []string{"store", "publisher", "MaxInFlight"}) {
+		t.Fatalf("New reports %v (%v), want every problem at once", got, err)
+	}
+}
+
+func TestZeroSettingsMeanTheDefaults(t *testing.T) {
+	t.Parallel()
+	d, err := outbox.New(memstore.New(), newFakePublisher(nil), outbox.Settings{})
+	if err != nil {
 		t.Fatalf("zero settings: %v", err)
+	}
+	got, want := d.Settings(), outbox.DefaultSettings()
+	if got.WorkerID != want.WorkerID || got.Retry != want.Retry {
+		t.Fatalf("effective settings %+v, want the defaults %+v", got, want)
+	}
+	got.Retry, want.Retry = nil, nil
+	if got != want {
+		t.Fatalf("effective settings %+v, want the defaults %+v", got, want)
+	}
+	if want.BatchSize != 512 || want.MaxInFlight != 1536 || want.Lease != 30*time.Second || want.PublishTimeout != 10*time.Second ||
+		want.StoreTimeout != 5*time.Second || want.DrainTimeout != 20*time.Second || want.StatsInterval != 15*time.Second ||
+		want.MaxClaims != 5 || want.BreakerThreshold != 20 || want.PollInterval != 100*time.Millisecond || want.IdlePollInterval != time.Second {
+		t.Fatalf("defaults changed: %+v", want)
+	}
+	if b := outbox.DefaultBackoff(); b != (outbox.ExponentialBackoff{Base: time.Second, Max: 5 * time.Minute, Multiplier: 2, Jitter: 0.2, MaxAttempts: 10}) {
+		t.Fatalf("default backoff %+v", b)
+	}
+}
+
+// TestOneFieldSetDerivesTheRest covers the rule that settings the user did
+// not set derive from those they did, so that changing one knob never needs
+// three.
+func TestOneFieldSetDerivesTheRest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		in    outbox.Settings
+		check func(s outbox.Settings) bool
+	}{
+		{"batch size alone", outbox.Settings{BatchSize: 100}, func(s outbox.Settings) bool { return s.BatchSize == 100 && s.MaxInFlight == 300 }},
+		{"max in flight alone", outbox.Settings{MaxInFlight: 64}, func(s outbox.Settings) bool { return s.MaxInFlight == 64 && s.BatchSize == 64 }},
+		{"short lease", outbox.Settings{Lease: 5 * time.Second}, func(s outbox.Settings) bool {
+			return s.PublishTimeout < s.Lease && s.StoreTimeout < s.Lease/2 && s.DrainTimeout > s.StoreTimeout && s.DrainTimeout < s.Lease
+		}},
+		{"very short lease", outbox.Settings{Lease: 300 * time.Millisecond}, func(s outbox.Settings) bool {
+			return s.PublishTimeout == 100*time.Millisecond && s.StoreTimeout == 50*time.Millisecond && s.DrainTimeout == 200*time.Millisecond
+		}},
+		{"long publish timeout", outbox.Settings{PublishTimeout: time.Minute}, func(s outbox.Settings) bool { return s.Lease == 3*time.Minute }},
+		{"long store timeout", outbox.Settings{StoreTimeout: 20 * time.Second}, func(s outbox.Settings) bool {
+			return s.Lease == 2*time.Minute && s.DrainTimeout == 40*time.Second
+		}},
+		{"long poll interval", outbox.Settings{PollInterval: 3 * time.Second}, func(s outbox.Settings) bool { return s.IdlePollInterval == 3*time.Second }},
+		{"partial backoff", outbox.Settings{Retry: outbox.ExponentialBackoff{MaxAttempts: 3}}, func(s outbox.Settings) bool {
+			b := s.Retry.(outbox.ExponentialBackoff)
+			return b.MaxAttempts == 3 && b.Base == time.Second && b.Max == 5*time.Minute && b.Jitter == 0.2 && b.Multiplier == 2
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.in.Validate(outbox.Capabilities{}); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			d, err := outbox.New(memstore.New(), newFakePublisher(nil), tt.in)
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			if w := d.Warnings(); len(w) != 0 {
+				t.Fatalf("derived settings warn: %v", w)
+			}
+			if s := d.Settings(); !tt.check(s) {
+				t.Fatalf("derived settings %+v", s)
+			}
+		})
+	}
+}
+
+func TestSettingsReportEveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	s := outbox.Settings{BatchSize: -1, PollInterval: -time.Second, Lease: 5 * time.Second, PublishTimeout: 10 * time.Second, StoreTimeout: 5 * time.Second}
+	err := s.Validate(outbox.Capabilities{})
+	got := configFields(err)
+	for _, f := range []string{"BatchSize", "PollInterval", "Lease", "StoreTimeout"} {
+		if !slices.Contains(got, f) {
+			t.Errorf("problems %v do not name %s (%v)", got, f, err)
+		}
+	}
+	if !errors.Is(err, outbox.ErrInvalidSettings) {
+		t.Fatalf("joined error %v does not match ErrInvalidSettings", err)
+	}
+}
+
+func TestOffSwitchesOff(t *testing.T) {
+	t.Parallel()
+	d, err := outbox.New(memstore.New(), newFakePublisher(nil), outbox.Settings{StatsInterval: outbox.Off, BreakerThreshold: outbox.Off,
+		Retry: outbox.ExponentialBackoff{Jitter: outbox.Off, MaxAttempts: outbox.Off}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.Settings()
+	if s.StatsInterval != outbox.Off || s.BreakerThreshold != outbox.Off {
+		t.Fatalf("Off rewritten: %+v", s)
+	}
+	b := s.Retry.(outbox.ExponentialBackoff)
+	if got := b.Delay(2, 0); got != 4*time.Second {
+		t.Fatalf("delay without jitter = %v, want 4s", got)
+	}
+	if dec := b.Decide(outbox.Failure{Kind: reliar.FailureTransient, Attempts: 1000}); dec.Dead() {
+		t.Fatalf("MaxAttempts Off went dead: %+v", dec)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 const (
 	ClaimSpanName   = "reliar.outbox.claim"
 	PublishSpanName = "reliar.outbox.publish"
+	OutcomeSpanName = "reliar.outbox.outcome"
 )
 
 // The attribute keys of the spans that no semantic convention covers.
@@ -28,6 +29,8 @@ const (
 	keyWorkerID       = attribute.Key("reliar.worker.id")
 	keyClaimRequested = attribute.Key("reliar.claim.requested")
 	keyAttempt        = attribute.Key("reliar.attempt")
+	keyOutcomeOp      = attribute.Key("reliar.outcome.operation")
+	keyOutcomeRows    = attribute.Key("reliar.outcome.rows")
 )
 
 // Tracer implements outbox.Tracer with an OpenTelemetry tracer. Make one
@@ -59,6 +62,15 @@ func (t *Tracer) StartClaim(ctx context.Context, worker string, requested int) (
 	ctx, s := t.tracer.Start(ctx, ClaimSpanName,
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(keyWorkerID.String(worker), keyClaimRequested.Int(requested)))
+	return ctx, span{s}
+}
+
+// StartOutcomeWrite opens a "reliar.outbox.outcome" span around one store
+// call recording outcomes (op is "complete" or "fail").
+func (t *Tracer) StartOutcomeWrite(ctx context.Context, op string, rows int) (context.Context, outbox.Span) {
+	ctx, s := t.tracer.Start(ctx, OutcomeSpanName,
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(keyOutcomeOp.String(op), keyOutcomeRows.Int(rows)))
 	return ctx, span{s}
 }
 

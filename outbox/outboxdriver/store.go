@@ -221,7 +221,7 @@ type PurgeReport struct {
 	// Expired counts pending rows past expires_at moved to dead.
 	Expired int64
 	// ProcessedDeleted counts inbox records deleted by a Maintainer pass
-	// (MaintainInbox); stores' Purge leaves it zero.
+	// (outbox.WithInbox); stores' Purge leaves it zero.
 	ProcessedDeleted int64
 }
 

@@ -58,7 +58,7 @@ func e2eRun(t *testing.T, s *Store, pub *recorder, dispatchers int, ordering out
 	for i := range dispatchers {
 		st := settings
 		if i > 0 {
-			st.StatsInterval = 0
+			st.StatsInterval = outbox.Off
 		}
 		d, err := outbox.New(s, pub, st, outbox.WithLogger(quietLogger()))
 		if err != nil {

@@ -218,7 +218,10 @@ func (f *relayFlags) settings() (outbox.Settings, error) {
 	s.Lease, s.PublishTimeout, s.StoreTimeout, s.DrainTimeout = f.lease, f.publishTimeout, f.storeTimeout, f.drainTimeout
 	s.StatsInterval, s.MaxClaims, s.BreakerThreshold = f.statsInterval, f.maxClaims, f.breakerThreshold
 	if s.StatsInterval == 0 {
-		s.StatsInterval = -1
+		s.StatsInterval = outbox.Off
+	}
+	if s.BreakerThreshold == 0 {
+		s.BreakerThreshold = outbox.Off
 	}
 	retry := outbox.DefaultBackoff()
 	retry.MaxAttempts = f.maxAttempts
@@ -244,11 +247,10 @@ func (f *relayFlags) maintainer() (outbox.MaintainerSettings, error) {
 	if m.Interval <= 0 {
 		return m, exitcode.UsageError(fmt.Errorf("--maintenance-interval must be positive, not %v", m.Interval))
 	}
-	m.PublishedRetention, m.DeadRetention = nil, nil
 	for _, r := range []struct {
 		flag string
 		v    time.Duration
-		dst  **time.Duration
+		dst  *time.Duration
 	}{
 		{"--published-retention", f.publishedRetention, &m.PublishedRetention},
 		{"--dead-retention", f.deadRetention, &m.DeadRetention},
@@ -256,8 +258,10 @@ func (f *relayFlags) maintainer() (outbox.MaintainerSettings, error) {
 		switch {
 		case r.v < 0:
 			return m, exitcode.UsageError(fmt.Errorf("%s must not be negative, not %v (0 keeps rows forever)", r.flag, r.v))
-		case r.v > 0:
-			*r.dst = &r.v
+		case r.v == 0:
+			*r.dst = outbox.KeepForever
+		default:
+			*r.dst = r.v
 		}
 	}
 	return m, nil

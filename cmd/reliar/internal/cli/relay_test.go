@@ -53,7 +53,7 @@ func TestRelayConfigFromFlags(t *testing.T) {
 	s := cfg.Settings
 	want := outbox.Settings{BatchSize: 7, MaxInFlight: 9, PollInterval: 10 * time.Millisecond, IdlePollInterval: 20 * time.Millisecond,
 		Lease: 40 * time.Second, PublishTimeout: 5 * time.Second, StoreTimeout: 3 * time.Second, DrainTimeout: 15 * time.Second,
-		StatsInterval: -1, MaxClaims: 2, BreakerThreshold: 0, Ordering: outbox.PerKey}
+		StatsInterval: outbox.Off, MaxClaims: 2, BreakerThreshold: outbox.Off, Ordering: outbox.PerKey}
 	s.WorkerID, s.Retry = "", nil
 	if s != want {
 		t.Errorf("settings %+v, want %+v", s, want)
@@ -62,7 +62,7 @@ func TestRelayConfigFromFlags(t *testing.T) {
 		t.Errorf("retry %+v, want MaxAttempts 4", cfg.Settings.Retry)
 	}
 	m := cfg.Maintainer
-	if m == nil || m.PublishedRetention != nil || m.DeadRetention == nil || *m.DeadRetention != 48*time.Hour || m.Interval != 5*time.Second {
+	if m == nil || m.PublishedRetention != outbox.KeepForever || m.DeadRetention != 48*time.Hour || m.Interval != 5*time.Second {
 		t.Errorf("maintainer %+v, want published kept, dead 48h, every 5s", m)
 	}
 	if cfg.Dispatchers != 3 || !cfg.NoWakeups || !cfg.Migrate || cfg.EventsFile != "ev.jsonl" || cfg.Broker.Kind() != "kafka" ||
@@ -100,7 +100,7 @@ func TestRelayBadFlags(t *testing.T) {
 		{"no broker", []string{"--database-url", postgresURL}, "--broker is required"},
 		{"no database", []string{"--broker", natsURL}, "--database-url is required"},
 		{"bad broker", []string{"--database-url", postgresURL, "--broker", "nats://"}, "bad broker URL"},
-		{"max attempts", []string{"--database-url", postgresURL, "--broker", natsURL, "--max-attempts", "0"}, "--max-attempts"},
+		{"max attempts", []string{"--database-url", postgresURL, "--broker", natsURL, "--max-attempts", "-5"}, "--max-attempts"},
 		{"store timeout", []string{"--database-url", postgresURL, "--broker", natsURL, "--store-timeout", "20s"}, "--store-timeout"},
 		{"ordering", []string{"--database-url", postgresURL, "--broker", natsURL, "--ordering", "fifo"}, "--ordering"},
 		{"dispatchers", []string{"--database-url", postgresURL, "--broker", natsURL, "--dispatchers", "-2"}, "--dispatchers"},

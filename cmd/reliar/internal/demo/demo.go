@@ -93,7 +93,7 @@ func Settings() outbox.Settings {
 	s.MaxInFlight = 512
 	s.PollInterval = 5 * time.Millisecond
 	s.IdlePollInterval = 20 * time.Millisecond
-	s.StatsInterval = -1
+	s.StatsInterval = outbox.Off
 	s.WorkerID = "reliar-demo"
 	return s
 }

@@ -98,9 +98,7 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if m := c.Maintainer; m != nil {
-		// NewMaintainer validates the settings without calling the store,
-		// which is not open yet: an empty stand-in is enough.
-		if _, err := outbox.NewMaintainer(struct{ outbox.Store }{}, *m); err != nil {
+		if err := m.Validate(); err != nil {
 			return fmt.Errorf("%w: maintainer: %w", ErrInvalidConfig, err)
 		}
 	}

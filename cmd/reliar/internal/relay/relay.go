@@ -108,7 +108,7 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 		s := cfg.Settings
 		if i > 0 {
 			// Stats is polled once per process, not once per dispatcher.
-			s.StatsInterval = -1
+			s.StatsInterval = outbox.Off
 		}
 		opts := []outbox.Option{
 			outbox.WithMetrics(dispatcherMetrics{Metrics: m, breakers: bk, i: i}),
@@ -127,7 +127,7 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 		w.dispatchers[i] = disp
 	}
 	if cfg.Maintainer != nil {
-		mt, err := outbox.NewMaintainer(d.store, *cfg.Maintainer, outbox.MaintainerLogger(log), outbox.MaintainerMetrics(m))
+		mt, err := outbox.NewMaintainer(d.store, *cfg.Maintainer, outbox.WithLogger(log), outbox.WithMetrics(m))
 		if err != nil {
 			return nil, exitcode.UsageError(err)
 		}

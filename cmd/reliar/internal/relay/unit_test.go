@@ -57,8 +57,10 @@ func TestConfigValidate(t *testing.T) {
 		{"negative dispatchers", func(c *Config) { c.Dispatchers = -1 }, false},
 		{"negative probe interval", func(c *Config) { c.ProbeInterval = -time.Second }, false},
 		{"metrics address without port", func(c *Config) { c.MetricsAddr = "localhost" }, false},
-		{"bad settings", func(c *Config) { c.Settings.BatchSize = 0 }, false},
-		{"bad maintainer", func(c *Config) { c.Maintainer.Interval = 0 }, false},
+		{"bad settings", func(c *Config) { c.Settings.BatchSize = -1 }, false},
+		{"zero settings", func(c *Config) { c.Settings = outbox.Settings{} }, true},
+		{"bad maintainer", func(c *Config) { c.Maintainer.Interval = -time.Second }, false},
+		{"zero maintainer", func(c *Config) { c.Maintainer = &outbox.MaintainerSettings{} }, true},
 		{"no maintainer", func(c *Config) { c.Maintainer = nil }, true},
 	}
 	for _, tt := range tests {

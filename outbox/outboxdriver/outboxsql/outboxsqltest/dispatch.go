@@ -64,7 +64,7 @@ func RunDispatchersExactlyOnce[T any](t *testing.T, tg Target[T], dispatchers, m
 	for i := range dispatchers {
 		st := settings
 		if i > 0 {
-			st.StatsInterval = 0
+			st.StatsInterval = outbox.Off
 		}
 		d, err := outbox.New(s, pub, st, outbox.WithLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
