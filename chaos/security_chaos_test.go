@@ -37,7 +37,7 @@ func TestSchemaNameInjectionRefused(t *testing.T) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			if err := pgstore.Migrate(ctx, pool, name); !errors.Is(err, pgstore.ErrInvalidSchema) {
+			if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(name)); !errors.Is(err, pgstore.ErrInvalidSchema) {
 				t.Errorf("Migrate(%q) = %v, want ErrInvalidSchema", name, err)
 			}
 			if _, err := pgstore.New(ctx, pool, pgstore.WithSchema(name)); !errors.Is(err, pgstore.ErrInvalidSchema) {

@@ -42,7 +42,7 @@ func BenchmarkDispatcher(b *testing.B) {
 		{"batch-publisher-512", true, func(s *outbox.Settings) { s.BatchSize, s.MaxInFlight = 512, 512 }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			store := memstore.New()
+			store := newMemStore()
 			msgs := make([]reliar.Outgoing, 0, 1000)
 			for i := 0; i < b.N; i += len(msgs) {
 				msgs = msgs[:0]

@@ -21,7 +21,10 @@ func (orderPlaced) MessageType() string { return "orders.placed" }
 // pgstore (enqueue inside the business transaction) and the publisher a
 // broker's.
 func Example() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
 	if _, err := store.Enqueue(context.Background(), reliar.NewMsg(orderPlaced{OrderID: "A-1"})); err != nil {
 		panic(err)
 	}
@@ -57,7 +60,11 @@ func ExampleNew() {
 	// Zero fields take their defaults, derived from the fields that are set:
 	// a 5s lease brings the publish, store and drain timeouts down with it.
 	pub := reliar.PublisherFunc(func(context.Context, *reliar.SerializedEnvelope) error { return nil })
-	d, err := outbox.New(memstore.New(), pub, outbox.Settings{Lease: 5 * time.Second})
+	store, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
+	d, err := outbox.New(store, pub, outbox.Settings{Lease: 5 * time.Second})
 	if err != nil {
 		panic(err)
 	}
@@ -65,7 +72,7 @@ func ExampleNew() {
 	fmt.Println(s.BatchSize, s.MaxInFlight, s.PublishTimeout, s.StoreTimeout, s.DrainTimeout)
 
 	// Every problem of one settings value is reported at once.
-	_, err = outbox.New(memstore.New(), pub, outbox.Settings{BatchSize: -1, Lease: 5 * time.Second, PublishTimeout: 10 * time.Second})
+	_, err = outbox.New(store, pub, outbox.Settings{BatchSize: -1, Lease: 5 * time.Second, PublishTimeout: 10 * time.Second})
 	fmt.Println(err)
 	// Output:
 	// 512 1536 1.666s 833ms 3.333s
@@ -91,7 +98,10 @@ func ExampleRetryPolicyFunc() {
 
 // The maintainer keeps the table small: purge and expiry on an interval.
 func ExampleMaintainer() {
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
 	m, err := outbox.NewMaintainer(store, outbox.DefaultMaintainerSettings())
 	if err != nil {
 		panic(err)

@@ -39,7 +39,7 @@ type faultStore struct {
 }
 
 func newFaultStore(opts ...memstore.Option) *faultStore {
-	return &faultStore{Store: memstore.New(opts...), hooks: map[string]func(context.Context, int) error{}}
+	return &faultStore{Store: newMemStore(opts...), hooks: map[string]func(context.Context, int) error{}}
 }
 
 func (f *faultStore) hook(op string, h func(ctx context.Context, n int) error) {
@@ -327,4 +327,14 @@ func stateOf(t *testing.T, s *memstore.Store, id reliar.MessageID) memstore.RowS
 		t.Fatalf("row %s not found", id)
 	}
 	return st
+}
+
+// newMemStore returns an empty memstore.Store; memstore.New fails only on an
+// invalid option.
+func newMemStore(opts ...memstore.Option) *memstore.Store {
+	s, err := memstore.New(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
-	"github.com/reliar/reliar/outbox/memstore"
 )
 
 func TestSettingsConfigErrors(t *testing.T) {
@@ -110,7 +109,7 @@ func TestSettingsWarnings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := outbox.DefaultSettings()
 			tt.change(&s)
-			d, err := outbox.New(memstore.New(), newFakePublisher(nil), s)
+			d, err := outbox.New(newMemStore(), newFakePublisher(nil), s)
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
@@ -127,7 +126,7 @@ func TestNewRefusesNilParts(t *testing.T) {
 	if _, err := outbox.New(nil, newFakePublisher(nil), outbox.DefaultSettings()); !errors.Is(err, outbox.ErrInvalidSettings) {
 		t.Fatalf("nil store: %v", err)
 	}
-	if _, err := outbox.New(memstore.New(), nil, outbox.DefaultSettings()); !errors.Is(err, outbox.ErrInvalidSettings) {
+	if _, err := outbox.New(newMemStore(), nil, outbox.DefaultSettings()); !errors.Is(err, outbox.ErrInvalidSettings) {
 		t.Fatalf("nil publisher: %v", err)
 	}
 	_, err := outbox.New(nil, nil, outbox.Settings{MaxInFlight: -1})
@@ -138,7 +137,7 @@ func TestNewRefusesNilParts(t *testing.T) {
 
 func TestZeroSettingsMeanTheDefaults(t *testing.T) {
 	t.Parallel()
-	d, err := outbox.New(memstore.New(), newFakePublisher(nil), outbox.Settings{})
+	d, err := outbox.New(newMemStore(), newFakePublisher(nil), outbox.Settings{})
 	if err != nil {
 		t.Fatalf("zero settings: %v", err)
 	}
@@ -193,7 +192,7 @@ func TestOneFieldSetDerivesTheRest(t *testing.T) {
 			if err := tt.in.Validate(outbox.Capabilities{}); err != nil {
 				t.Fatalf("Validate: %v", err)
 			}
-			d, err := outbox.New(memstore.New(), newFakePublisher(nil), tt.in)
+			d, err := outbox.New(newMemStore(), newFakePublisher(nil), tt.in)
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
@@ -224,7 +223,7 @@ func TestSettingsReportEveryProblemAtOnce(t *testing.T) {
 
 func TestOffSwitchesOff(t *testing.T) {
 	t.Parallel()
-	d, err := outbox.New(memstore.New(), newFakePublisher(nil), outbox.Settings{StatsInterval: outbox.Off, BreakerThreshold: outbox.Off,
+	d, err := outbox.New(newMemStore(), newFakePublisher(nil), outbox.Settings{StatsInterval: outbox.Off, BreakerThreshold: outbox.Off,
 		Retry: outbox.ExponentialBackoff{Jitter: outbox.Off, MaxAttempts: outbox.Off}})
 	if err != nil {
 		t.Fatal(err)

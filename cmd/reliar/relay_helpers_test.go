@@ -66,7 +66,7 @@ func (e *pgEnv) table() string { return pgx.Identifier{e.schema, "outbox"}.Sanit
 
 func (e *pgEnv) migrate(t *testing.T) {
 	t.Helper()
-	if err := pgstore.Migrate(t.Context(), e.pool, e.schema); err != nil {
+	if err := pgstore.Migrate(t.Context(), e.pool, pgstore.WithSchema(e.schema)); err != nil {
 		t.Fatalf("migrate %s: %v", e.schema, err)
 	}
 }

@@ -43,7 +43,7 @@ func TestRelayDeliversPlainSQLRows(t *testing.T) {
 	t.Parallel()
 	db, js := newPG(t), newJetStream(t)
 	db.migrate(t)
-	if err := pgstore.EnableNotifyTrigger(t.Context(), db.pool, db.schema); err != nil {
+	if err := pgstore.EnableNotifyTrigger(t.Context(), db.pool, pgstore.WithSchema(db.schema)); err != nil {
 		t.Fatal(err)
 	}
 	db.insert(t, "order_placed", 50)

@@ -55,7 +55,10 @@ func ExampleInstallTraceExtractor() {
 		TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled,
 	}))
 
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
 	if _, err := store.Enqueue(ctx, reliar.NewMsg(orderPlaced{OrderID: "A-1"})); err != nil {
 		panic(err)
 	}

@@ -88,7 +88,7 @@ func TestDispatcherPublishSpanParentedByEnqueue(t *testing.T) {
 	t.Cleanup(func() { reliar.SetTraceExtractor(nil) })
 
 	tr, rec, tp := newTracer(t)
-	store := memstore.New()
+	store := newMemStore()
 	ctx, enqueueSpan := tp.Tracer("app").Start(t.Context(), "place order")
 	ids, err := store.Enqueue(ctx, reliar.NewMsg(orderPlaced{OrderID: "A-1"}), reliar.NewMsg(orderPlaced{OrderID: "A-2"}))
 	if err != nil {
@@ -158,4 +158,14 @@ func mustParseID(t *testing.T, s string) reliar.MessageID {
 		t.Fatalf("ParseMessageID(%q): %v", s, err)
 	}
 	return id
+}
+
+// newMemStore returns an empty memstore.Store; memstore.New fails only on an
+// invalid option.
+func newMemStore(opts ...memstore.Option) *memstore.Store {
+	s, err := memstore.New(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

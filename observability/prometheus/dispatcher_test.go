@@ -36,7 +36,7 @@ func TestDispatcherFeedsMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	store := memstore.New()
+	store := newMemStore()
 	ctx := t.Context()
 	if _, err := store.Enqueue(ctx, reliar.NewMsg(orderPlaced{OrderID: "A-1"}), reliar.NewMsg(orderRefused{OrderID: "A-2"})); err != nil {
 		t.Fatalf("Enqueue: %v", err)
@@ -93,4 +93,14 @@ func TestDispatcherFeedsMetrics(t *testing.T) {
 	if h.GetSampleCount() != 1 {
 		t.Errorf("publish_duration_seconds{orders.refused} observed %d calls, want 1", h.GetSampleCount())
 	}
+}
+
+// newMemStore returns an empty memstore.Store; memstore.New fails only on an
+// invalid option.
+func newMemStore(opts ...memstore.Option) *memstore.Store {
+	s, err := memstore.New(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -23,7 +23,11 @@ func ExampleNew() {
 		panic(err)
 	}
 	pub := reliar.PublisherFunc(func(context.Context, *reliar.SerializedEnvelope) error { return nil }) // your broker's
-	if _, err := outbox.New(memstore.New(), pub, outbox.DefaultSettings(), outbox.WithMetrics(m)); err != nil {
+	store, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
+	if _, err := outbox.New(store, pub, outbox.DefaultSettings(), outbox.WithMetrics(m)); err != nil {
 		panic(err)
 	}
 

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox/memstore"
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
@@ -24,7 +23,7 @@ func BenchmarkAcquireComplete(b *testing.B) {
 func benchmarkAcquireComplete(b *testing.B, ordering outboxdriver.Ordering) {
 	const backlog, batch = 10_000, 100
 	ctx := b.Context()
-	s := memstore.New()
+	s := newMemStore()
 	n := 0
 	fill := func(count int) {
 		msgs := make([]reliar.Outgoing, count)

@@ -20,7 +20,10 @@ func (orderPlaced) MessageType() string { return "orders.placed" }
 // claim what a dispatcher would publish and mark it published.
 func Example() {
 	ctx := context.Background()
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
 
 	if _, err := store.Enqueue(ctx, reliar.NewMsg(orderPlaced{OrderID: "o-1"})); err != nil {
 		panic(err)
@@ -51,7 +54,10 @@ func Example() {
 // (or a lease lapse) without sleeping.
 func ExampleStore_Advance() {
 	ctx := context.Background()
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
 	later := reliar.NewMsg(orderPlaced{OrderID: "o-2"})
 	later.AvailableAt = time.Now().Add(time.Hour)
 	if _, err := store.Enqueue(ctx, later); err != nil {
@@ -77,7 +83,10 @@ func ExampleStore_Advance() {
 // recorded.
 func ExampleStore_Inspect() {
 	ctx := context.Background()
-	store := memstore.New()
+	store, err := memstore.New()
+	if err != nil {
+		panic(err)
+	}
 	ids, err := store.Enqueue(ctx, reliar.NewMsg(orderPlaced{OrderID: "o-3"}))
 	if err != nil {
 		panic(err)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox/memstore"
 	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/outbox/storetest"
 	"go.uber.org/goleak"
@@ -16,7 +15,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // harness wraps a fresh store in the conformance suite's hooks.
 func harness(t *testing.T) storetest.Harness {
-	s := memstore.New()
+	s := newMemStore()
 	return storetest.Harness{
 		Store: s,
 		Enqueue: func(ctx context.Context, msgs ...reliar.Outgoing) error {

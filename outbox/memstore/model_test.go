@@ -23,7 +23,10 @@ func TestIndexesMatchScan(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-		s := New(WithClock(func() time.Time { return base }))
+		s, err := New(WithClock(func() time.Time { return base }))
+		if err != nil {
+			t.Fatal(err)
+		}
 		m := &model{t: t, s: s, rng: rng, ctx: context.Background()}
 		for step := range 400 {
 			m.step()

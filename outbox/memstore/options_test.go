@@ -3,7 +3,6 @@ package memstore_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -61,16 +60,6 @@ func TestOptions(t *testing.T) {
 			},
 		},
 		{
-			name: "nil and zero options keep the defaults",
-			opts: []memstore.Option{memstore.WithClock(nil), memstore.WithSerializer(nil), memstore.WithMaxPayloadBytes(0)},
-			body: note{Text: strings.Repeat("x", 1000)},
-			check: func(t *testing.T, s *memstore.Store, err error) {
-				if err != nil {
-					t.Fatalf("Enqueue: %v", err)
-				}
-			},
-		},
-		{
 			name: "max payload bytes",
 			opts: []memstore.Option{memstore.WithMaxPayloadBytes(8)},
 			body: note{Text: "longer than eight bytes"},
@@ -113,15 +102,31 @@ func TestOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := memstore.New(tt.opts...)
-			_, err := s.Enqueue(t.Context(), reliar.NewMsg(tt.body))
+			s, err := memstore.New(tt.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Enqueue(t.Context(), reliar.NewMsg(tt.body))
 			tt.check(t, s, err)
 		})
 	}
 }
 
+func TestInvalidOptionsRefused(t *testing.T) {
+	for name, opt := range map[string]memstore.Option{
+		"nil clock":            memstore.WithClock(nil),
+		"nil serializer":       memstore.WithSerializer(nil),
+		"zero payload limit":   memstore.WithMaxPayloadBytes(0),
+		"negative payload cap": memstore.WithMaxPayloadBytes(-1),
+	} {
+		if s, err := memstore.New(opt); !errors.Is(err, memstore.ErrInvalidOption) || s != nil {
+			t.Errorf("%s: New = %v, %v; want ErrInvalidOption", name, s, err)
+		}
+	}
+}
+
 func TestCancelledContext(t *testing.T) {
-	s := memstore.New()
+	s := newMemStore()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	ops := map[string]func() error{
@@ -150,7 +155,7 @@ func TestCancelledContext(t *testing.T) {
 }
 
 func TestEnqueueRejectsInvalid(t *testing.T) {
-	s := memstore.New()
+	s := newMemStore()
 	good := reliar.NewMsg(note{Text: "ok"})
 	if _, err := s.Enqueue(t.Context(), good, reliar.Outgoing{}); err == nil {
 		t.Fatal("Enqueue of a message without a body succeeded")
@@ -165,7 +170,7 @@ func TestEnqueueRejectsInvalid(t *testing.T) {
 }
 
 func TestAcquireZeroBatch(t *testing.T) {
-	s := memstore.New()
+	s := newMemStore()
 	if _, err := s.Enqueue(t.Context(), reliar.NewMsg(note{})); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +181,7 @@ func TestAcquireZeroBatch(t *testing.T) {
 }
 
 func TestWakeupsCoalesce(t *testing.T) {
-	s := memstore.New()
+	s := newMemStore()
 	ctx, cancel := context.WithCancel(t.Context())
 	ch, err := s.Wakeups(ctx)
 	if err != nil {
@@ -202,7 +207,7 @@ func TestWakeupsCoalesce(t *testing.T) {
 }
 
 func TestMaintenanceUnlockTwice(t *testing.T) {
-	s := memstore.New()
+	s := newMemStore()
 	unlock, ok, err := s.TryLockMaintenance(t.Context())
 	if err != nil || !ok {
 		t.Fatalf("TryLockMaintenance = %v, %v", ok, err)
@@ -223,7 +228,7 @@ func TestMaintenanceUnlockTwice(t *testing.T) {
 // delayed message becomes due when the bubble's clock passes its time.
 func TestSynctestClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := memstore.New()
+		s := newMemStore()
 		m := reliar.NewMsg(note{Text: "later"})
 		m.AvailableAt = time.Now().Add(time.Minute)
 		if _, err := s.Enqueue(t.Context(), m); err != nil {
@@ -242,7 +247,7 @@ func TestSynctestClock(t *testing.T) {
 // A dead head revived by RetryDead becomes the head of its key again and
 // blocks the rows after it.
 func TestRetryDeadRestoresKeyHead(t *testing.T) {
-	s := memstore.New()
+	s := newMemStore()
 	a, b := reliar.NewMsg(note{Text: "a"}), reliar.NewMsg(note{Text: "b"})
 	a.OrderingKey, b.OrderingKey = "k", "k"
 	for _, m := range []reliar.Outgoing{a, b} {
@@ -279,4 +284,14 @@ func TestRetryDeadRestoresKeyHead(t *testing.T) {
 	if len(recs) != 1 || recs[0].Envelope.ID != a.ID {
 		t.Fatalf("claim after RetryDead: %v, want only the revived head a", recs)
 	}
+}
+
+// newMemStore returns an empty memstore.Store; memstore.New fails only on an
+// invalid option.
+func newMemStore(opts ...memstore.Option) *memstore.Store {
+	s, err := memstore.New(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -12,6 +12,7 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -45,46 +46,74 @@ type Store struct {
 	maintenance bool
 }
 
-// Option configures a Store.
-type Option func(*Store)
+// ErrInvalidOption is matched (with errors.Is) by the error New returns for
+// an invalid option.
+var ErrInvalidOption = errors.New("memstore: invalid option")
+
+// Option configures a Store. Every option validates its argument: a refused
+// one wraps ErrInvalidOption.
+type Option func(*options) error
+
+// options is what the options set.
+type options struct {
+	maxPayload int
+	serializer reliar.Serializer
+	clock      func() time.Time
+}
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
-// outboxdriver.DefaultMaxPayloadBytes (1 MiB); n <= 0 keeps the default.
+// outboxdriver.DefaultMaxPayloadBytes (1 MiB).
 func WithMaxPayloadBytes(n int) Option {
-	return func(s *Store) {
-		if n > 0 {
-			s.maxPayload = n
+	return func(o *options) error {
+		if n <= 0 {
+			return fmt.Errorf("%w: WithMaxPayloadBytes: %d is not positive", ErrInvalidOption, n)
 		}
+		o.maxPayload = n
+		return nil
 	}
 }
 
 // WithSerializer sets the serializer Enqueue encodes bodies with. Defaults to
-// reliar.JSON; nil keeps the default.
+// reliar.JSON.
 func WithSerializer(ser reliar.Serializer) Option {
-	return func(s *Store) {
-		if ser != nil {
-			s.serializer = ser
+	return func(o *options) error {
+		if ser == nil {
+			return fmt.Errorf("%w: WithSerializer: nil serializer", ErrInvalidOption)
 		}
+		o.serializer = ser
+		return nil
 	}
 }
 
 // WithClock sets the store's clock, the source of every time it writes and
 // compares. Defaults to time.Now (which testing/synctest fakes inside a
-// bubble); nil keeps the default.
+// bubble).
 func WithClock(now func() time.Time) Option {
-	return func(s *Store) {
-		if now != nil {
-			s.clock = now
+	return func(o *options) error {
+		if now == nil {
+			return fmt.Errorf("%w: WithClock: nil clock", ErrInvalidOption)
 		}
+		o.clock = now
+		return nil
 	}
 }
 
-// New returns an empty store.
-func New(opts ...Option) *Store {
-	s := &Store{
-		maxPayload:  outboxdriver.DefaultMaxPayloadBytes,
-		serializer:  reliar.JSON,
-		clock:       time.Now,
+// New returns an empty store, or an error matching ErrInvalidOption.
+func New(opts ...Option) (*Store, error) {
+	o := options{maxPayload: outboxdriver.DefaultMaxPayloadBytes, serializer: reliar.JSON, clock: time.Now}
+	var errs []error
+	for _, opt := range opts {
+		if opt != nil {
+			errs = append(errs, opt(&o))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &Store{
+		maxPayload:  o.maxPayload,
+		serializer:  o.serializer,
+		clock:       o.clock,
 		nextSeq:     1,
 		rows:        make(map[reliar.MessageID]*row),
 		pending:     make(map[reliar.MessageID]*row),
@@ -96,11 +125,7 @@ func New(opts ...Option) *Store {
 		keys:        make(map[string]*rowHeap),
 		headOf:      make(map[string]*row),
 		subscribers: make(map[chan struct{}]struct{}),
-	}
-	for _, o := range opts {
-		o(s)
-	}
-	return s
+	}, nil
 }
 
 var (

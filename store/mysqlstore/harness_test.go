@@ -128,7 +128,7 @@ var target = outboxsqltest.Target[time.Time]{
 		return me.Op, true
 	},
 	Open:    func(ctx context.Context, db *sql.DB) (outboxsqltest.Store, error) { return mysqlstore.New(ctx, db) },
-	Migrate: mysqlstore.Migrate,
+	Migrate: func(ctx context.Context, db *sql.DB) error { return mysqlstore.Migrate(ctx, db) },
 	NotMigrated: func(err error) (int, int, bool) {
 		var nm *mysqlstore.NotMigratedError
 		if !errors.As(err, &nm) {

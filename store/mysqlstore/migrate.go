@@ -99,8 +99,15 @@ func (e *NotMigratedError) FailureKind() reliar.FailureKind { return reliar.Fail
 // and safe to run from several processes at once: a GET_LOCK named for the
 // database lets one migrate while the others wait, then find nothing left to
 // do. MariaDB commits every DDL statement at once, so each migration is
-// written to be re-run safely after a crash halfway.
-func Migrate(ctx context.Context, db *sql.DB) error {
+// written to be re-run safely after a crash halfway. It takes the options of
+// New (so that one option list serves both) and validates them.
+func Migrate(ctx context.Context, db *sql.DB, opts ...Option) error {
+	if db == nil {
+		return fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
+	}
+	if _, err := applyOptions(opts); err != nil {
+		return err
+	}
 	ms, err := loadMigrations()
 	if err != nil {
 		return err

@@ -26,26 +26,48 @@ var (
 	_ outboxdriver.MaintenanceLocker = (*Store)(nil)
 )
 
-// Option configures a Store.
-type Option func(*Store) error
+// Option configures a Store. The same options may be given to New and to
+// Migrate (which uses none of them today, so that one option list serves
+// both). Every option validates its argument: a refused one wraps
+// ErrInvalidOption.
+type Option func(*options) error
+
+// options is what the options set.
+type options struct {
+	cfg outboxsql.Settings
+}
+
+// applyOptions returns the defaults with opts applied.
+func applyOptions(opts []Option) (*options, error) {
+	o := &options{cfg: outboxsql.NewSettings("mysqlstore", ErrInvalidOption)}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(o); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
 
 // WithSerializer sets the serializer Enqueue encodes bodies with. Defaults
 // to reliar.JSON.
 func WithSerializer(ser reliar.Serializer) Option {
-	return func(s *Store) error { return s.cfg.SetSerializer(ser) }
+	return func(o *options) error { return o.cfg.SetSerializer(ser) }
 }
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
 // outboxdriver.DefaultMaxPayloadBytes (1 MiB).
 func WithMaxPayloadBytes(n int) Option {
-	return func(s *Store) error { return s.cfg.SetMaxPayload(n) }
+	return func(o *options) error { return o.cfg.SetMaxPayload(n) }
 }
 
 // WithLogger sets the logger for debug messages, such as outcome writes that
 // matched fewer rows than asked (their leases were lost). Defaults to
 // slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(s *Store) error { return s.cfg.SetLogger(l) }
+	return func(o *options) error { return o.cfg.SetLogger(l) }
 }
 
 // New returns a store over db after checking the handle and the schema: the
@@ -56,15 +78,11 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	if db == nil {
 		return nil, fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
 	}
-	s := &Store{
-		db:  db,
-		cfg: outboxsql.NewSettings("mysqlstore", ErrInvalidOption),
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
 	}
-	for _, opt := range opts {
-		if err := opt(s); err != nil {
-			return nil, err
-		}
-	}
+	s := &Store{db: db, cfg: o.cfg}
 	if err := checkTimes(ctx, db); err != nil {
 		return nil, err
 	}

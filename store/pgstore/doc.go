@@ -6,10 +6,12 @@
 // # Setting up
 //
 // [Migrate] creates (or brings up to date) the outbox and inbox tables in a
-// schema of your choice, "public" by default; it is idempotent and safe to
+// schema of your choice ([WithSchema]; "public" by default) — it takes the
+// same options as [New], so one option list migrates and dispatches one
+// table; it is idempotent and safe to
 // run from every instance at start-up. Teams that run their migrations with
-// golang-migrate, goose or Atlas take the SQL files from [Migrations] or
-// [MigrationsFor] instead (goose needs its "-- +goose Up" annotations added
+// golang-migrate, goose or Atlas take the SQL files from [Migrations]
+// instead (goose needs its "-- +goose Up" annotations added
 // around them). Migrations only add to the schema, so a new release can be
 // migrated while instances of the previous one still run. [New] then checks
 // the schema version and returns *[ErrNotMigrated] when it is behind. Schema names are plain identifiers

@@ -27,7 +27,7 @@ func ExampleStore_Inbox() {
 	ctx := context.Background()
 	pool, schema, cleanup := exampleDB(ctx)
 	defer cleanup()
-	if err := pgstore.Migrate(ctx, pool, schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(schema)); err != nil {
 		log.Fatal(err)
 	}
 	invoices := pgx.Identifier{schema, "invoices"}.Sanitize()

@@ -44,7 +44,7 @@ func Example() {
 	pool, schema, cleanup := exampleDB(ctx)
 	defer cleanup()
 
-	if err := pgstore.Migrate(ctx, pool, schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(schema)); err != nil {
 		log.Fatal(err)
 	}
 	store, err := pgstore.New(ctx, pool, pgstore.WithSchema(schema))
@@ -67,7 +67,7 @@ func ExampleStore_Enqueue() {
 	ctx := context.Background()
 	pool, schema, cleanup := exampleDB(ctx)
 	defer cleanup()
-	if err := pgstore.Migrate(ctx, pool, schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(schema)); err != nil {
 		log.Fatal(err)
 	}
 	store, err := pgstore.New(ctx, pool, pgstore.WithSchema(schema))
@@ -100,7 +100,7 @@ func ExampleStore_EnqueueSQL() {
 	ctx := context.Background()
 	pool, schema, cleanup := exampleDB(ctx)
 	defer cleanup()
-	if err := pgstore.Migrate(ctx, pool, schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(schema)); err != nil {
 		log.Fatal(err)
 	}
 	store, err := pgstore.New(ctx, pool, pgstore.WithSchema(schema))

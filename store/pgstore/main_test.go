@@ -111,7 +111,7 @@ func newStore(t testing.TB, opts ...Option) *Store {
 func newStoreOn(t testing.TB, pool *pgxpool.Pool, opts ...Option) *Store {
 	t.Helper()
 	schema := newSchemaName(t)
-	if err := Migrate(t.Context(), pool, schema); err != nil {
+	if err := Migrate(t.Context(), pool, WithSchema(schema)); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
 	opts = append([]Option{WithSchema(schema), WithLogger(quietLogger())}, opts...)

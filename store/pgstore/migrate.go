@@ -29,23 +29,13 @@ type migration struct {
 	up      string
 }
 
-// Migrations returns the migration files rendered for the default schema
-// ("public"), named NNNN_name.up.sql and NNNN_name.down.sql, for teams that run
-// their migrations with golang-migrate, goose or Atlas instead of [Migrate].
-// Use [MigrationsFor] for another schema.
-func Migrations() fs.FS {
-	fsys, err := MigrationsFor(DefaultSchema)
-	if err != nil {
-		// DefaultSchema is a valid identifier; this cannot happen.
-		panic(err)
-	}
-	return fsys
-}
-
-// MigrationsFor returns the migration files rendered for schema: every table,
-// index and function is written schema-qualified and quoted.
-func MigrationsFor(schema string) (fs.FS, error) {
-	n, err := newNames(schema)
+// Migrations returns the migration files rendered for the schema of opts
+// (WithSchema; "public" by default), named NNNN_name.up.sql and
+// NNNN_name.down.sql, for teams that run their migrations with
+// golang-migrate, goose or Atlas instead of [Migrate]. Every table, index and
+// function is written schema-qualified and quoted.
+func Migrations(opts ...Option) (fs.FS, error) {
+	n, err := namesOf(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +65,7 @@ func (n names) render(sql string) string {
 
 // loadMigrations returns the up migrations rendered for n, in version order.
 func loadMigrations(n names) ([]migration, error) {
-	fsys, err := MigrationsFor(n.schema)
+	fsys, err := Migrations(WithSchema(n.schema))
 	if err != nil {
 		return nil, err
 	}
@@ -106,11 +96,18 @@ func loadMigrations(n names) ([]migration, error) {
 // is safe to run at every start-up and from several processes at once: one
 // transaction, serialised by an advisory lock on the schema, does all the
 // work or none of it.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
-	n, err := newNames(schema)
+//
+// It takes the options of New and migrates the schema they name (WithSchema),
+// so that one option list migrates and dispatches the same table.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, opts ...Option) error {
+	if pool == nil {
+		return fmt.Errorf("%w: nil pool", ErrInvalidOption)
+	}
+	n, err := namesOf(opts)
 	if err != nil {
 		return err
 	}
+	schema := n.schema
 	migrations, err := loadMigrations(n)
 	if err != nil {
 		return err
@@ -168,8 +165,11 @@ func schemaVersion(ctx context.Context, q querier, n names) (int, error) {
 //
 //	CREATE TRIGGER reliar_outbox_notify AFTER INSERT ON "schema".outbox
 //	    FOR EACH STATEMENT EXECUTE FUNCTION "schema".reliar_outbox_notify();
-func EnableNotifyTrigger(ctx context.Context, pool *pgxpool.Pool, schema string) error {
-	n, err := newNames(schema)
+//
+// It takes the options of New and installs the trigger on the table of the
+// schema they name.
+func EnableNotifyTrigger(ctx context.Context, pool *pgxpool.Pool, opts ...Option) error {
+	n, err := namesOf(opts)
 	if err != nil {
 		return err
 	}
@@ -184,9 +184,10 @@ CREATE TRIGGER reliar_outbox_notify AFTER INSERT ON {{table}}
 	return nil
 }
 
-// DisableNotifyTrigger removes the trigger installed by EnableNotifyTrigger.
-func DisableNotifyTrigger(ctx context.Context, pool *pgxpool.Pool, schema string) error {
-	n, err := newNames(schema)
+// DisableNotifyTrigger removes the trigger installed by EnableNotifyTrigger
+// from the table of the schema opts name.
+func DisableNotifyTrigger(ctx context.Context, pool *pgxpool.Pool, opts ...Option) error {
+	n, err := namesOf(opts)
 	if err != nil {
 		return err
 	}

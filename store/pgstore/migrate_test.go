@@ -18,7 +18,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	ctx := t.Context()
 	schema := newSchemaName(t)
 	for range 3 {
-		if err := Migrate(ctx, sharedPool, schema); err != nil {
+		if err := Migrate(ctx, sharedPool, WithSchema(schema)); err != nil {
 			t.Fatalf("Migrate: %v", err)
 		}
 	}
@@ -45,7 +45,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
-		wg.Go(func() { errs[i] = Migrate(ctx, sharedPool, schema) })
+		wg.Go(func() { errs[i] = Migrate(ctx, sharedPool, WithSchema(schema)) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -99,7 +99,10 @@ func TestNewRefusesUnmigratedSchema(t *testing.T) {
 
 func TestMigrationsFS(t *testing.T) {
 	t.Parallel()
-	fsys := Migrations()
+	fsys, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := fstest.TestFS(fsys, "0001_outbox.up.sql", "0001_outbox.down.sql", "0002_inbox.up.sql", "0002_inbox.down.sql"); err != nil {
 		t.Fatal(err)
 	}
@@ -124,13 +127,13 @@ func TestMigrationsFS(t *testing.T) {
 			t.Errorf("rendered inbox migration lacks %q", want)
 		}
 	}
-	other, err := MigrationsFor("tenant_7")
+	other, err := Migrations(WithSchema("tenant_7"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	up7, _ := fs.ReadFile(other, "0001_outbox.up.sql")
 	if !strings.Contains(string(up7), `CREATE TABLE "tenant_7".outbox`) || strings.Contains(string(up7), `"public"`) {
-		t.Error("MigrationsFor(tenant_7) is not rendered for tenant_7")
+		t.Error("Migrations(WithSchema(tenant_7)) is not rendered for tenant_7")
 	}
 	migs, err := loadMigrations(mustNames(t, "public"))
 	if err != nil {
@@ -147,7 +150,7 @@ func TestMigrationsAppliedExternally(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	schema := newSchemaName(t)
-	fsys, err := MigrationsFor(schema)
+	fsys, err := Migrations(WithSchema(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +171,7 @@ func TestMigrationsAppliedExternally(t *testing.T) {
 	if _, err := New(ctx, sharedPool, WithSchema(schema), WithLogger(quietLogger())); err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	if err := Migrate(ctx, sharedPool, schema); err != nil {
+	if err := Migrate(ctx, sharedPool, WithSchema(schema)); err != nil {
 		t.Fatalf("Migrate over an externally migrated schema: %v", err)
 	}
 	for i := len(downs) - 1; i >= 0; i-- {
@@ -190,7 +193,7 @@ func TestMigrateUpgradesVersion1(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	schema := newSchemaName(t)
-	fsys, err := MigrationsFor(schema)
+	fsys, err := Migrations(WithSchema(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +220,7 @@ func TestMigrateUpgradesVersion1(t *testing.T) {
 	}
 
 	for range 2 {
-		if err := Migrate(ctx, sharedPool, schema); err != nil {
+		if err := Migrate(ctx, sharedPool, WithSchema(schema)); err != nil {
 			t.Fatalf("Migrate from version 1: %v", err)
 		}
 	}
@@ -270,5 +273,22 @@ func TestMigratedOutboxFillsPagesToHalf(t *testing.T) {
 	}
 	if !slices.Contains(opts, "fillfactor=50") {
 		t.Fatalf("outbox reloptions = %v, want fillfactor=50", opts)
+	}
+}
+
+// One option list serves Migrate and New, so the schema migrated is the one
+// dispatched; the options Migrate has no use for are accepted.
+func TestOneOptionListMigratesAndOpensOneTable(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	opts := []Option{WithSchema(newSchemaName(t)), WithLogger(quietLogger()), WithAsyncCommit(), WithMaxPayloadBytes(1 << 10)}
+	if err := Migrate(ctx, sharedPool, opts...); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	if _, err := New(ctx, sharedPool, opts...); err != nil {
+		t.Fatalf("New over the migrated schema: %v", err)
+	}
+	if err := Migrate(ctx, sharedPool, append(opts, WithMaxPayloadBytes(0))...); !errors.Is(err, ErrInvalidOption) {
+		t.Fatalf("Migrate with an invalid option = %v, want ErrInvalidOption", err)
 	}
 }

@@ -130,10 +130,10 @@ func TestNotifyTriggerForPlainInserts(t *testing.T) {
 	}
 	expectNoSignal(t, ch, 300*time.Millisecond, "trigger not enabled")
 
-	if err := EnableNotifyTrigger(ctx, sharedPool, s.Schema()); err != nil {
+	if err := EnableNotifyTrigger(ctx, sharedPool, WithSchema(s.Schema())); err != nil {
 		t.Fatal(err)
 	}
-	if err := EnableNotifyTrigger(ctx, sharedPool, s.Schema()); err != nil {
+	if err := EnableNotifyTrigger(ctx, sharedPool, WithSchema(s.Schema())); err != nil {
 		t.Fatalf("EnableNotifyTrigger is not idempotent: %v", err)
 	}
 	if _, err := sharedPool.Exec(ctx, insert); err != nil {
@@ -141,7 +141,7 @@ func TestNotifyTriggerForPlainInserts(t *testing.T) {
 	}
 	expectSignal(t, ch, 5*time.Second, "plain insert with the trigger")
 
-	if err := DisableNotifyTrigger(ctx, sharedPool, s.Schema()); err != nil {
+	if err := DisableNotifyTrigger(ctx, sharedPool, WithSchema(s.Schema())); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sharedPool.Exec(ctx, insert); err != nil {

@@ -43,8 +43,35 @@ func defaultConfig() config {
 }
 
 // Option configures a Store. Options validate their value and return an error
-// wrapping ErrInvalidOption.
+// wrapping ErrInvalidOption. The same options are taken by New, Migrate,
+// Migrations, EnableNotifyTrigger and DisableNotifyTrigger, so that one
+// option list names the schema for all of them; each uses the options that
+// concern it (the schema, for the last four) and ignores the others.
 type Option func(*config) error
+
+// applyOptions returns the defaults with opts applied; nil options are
+// skipped.
+func applyOptions(opts []Option) (config, error) {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&cfg); err != nil {
+			return config{}, err
+		}
+	}
+	return cfg, nil
+}
+
+// namesOf returns the table names of the schema opts name.
+func namesOf(opts []Option) (names, error) {
+	cfg, err := applyOptions(opts)
+	if err != nil {
+		return names{}, err
+	}
+	return newNames(cfg.schema)
+}
 
 // WithSchema sets the schema that holds the outbox table. Defaults to
 // "public". The name must be a plain identifier (see ValidateSchema).

@@ -44,11 +44,11 @@ func TestEntryPointsRefuseBadSchemas(t *testing.T) {
 	ctx := t.Context()
 	for _, bad := range []string{`x"; drop table y; --`, "a b", strings.Repeat("s", 64)} {
 		calls := map[string]error{
-			"Migrate":              Migrate(ctx, sharedPool, bad),
-			"EnableNotifyTrigger":  EnableNotifyTrigger(ctx, sharedPool, bad),
-			"DisableNotifyTrigger": DisableNotifyTrigger(ctx, sharedPool, bad),
+			"Migrate":              Migrate(ctx, sharedPool, WithSchema(bad)),
+			"EnableNotifyTrigger":  EnableNotifyTrigger(ctx, sharedPool, WithSchema(bad)),
+			"DisableNotifyTrigger": DisableNotifyTrigger(ctx, sharedPool, WithSchema(bad)),
 		}
-		_, calls["MigrationsFor"] = MigrationsFor(bad)
+		_, calls["Migrations"] = Migrations(WithSchema(bad))
 		_, calls["New"] = New(ctx, sharedPool, WithSchema(bad))
 		for name, err := range calls {
 			if !errors.Is(err, ErrInvalidSchema) {

@@ -2,7 +2,7 @@ package pgstore
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 
@@ -39,13 +39,11 @@ type querier interface {
 // code could land. The library never reads DATABASE_URL: the pool is yours.
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 	if pool == nil {
-		return nil, errors.New("pgstore: nil pool")
+		return nil, fmt.Errorf("%w: nil pool", ErrInvalidOption)
 	}
-	cfg := defaultConfig()
-	for _, opt := range opts {
-		if err := opt(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
 	}
 	n, err := newNames(cfg.schema)
 	if err != nil {

@@ -72,7 +72,7 @@ var target = outboxsqltest.Target[int64]{
 		return se.Op, true
 	},
 	Open:    func(ctx context.Context, db *sql.DB) (outboxsqltest.Store, error) { return sqlitestore.New(ctx, db) },
-	Migrate: sqlitestore.Migrate,
+	Migrate: func(ctx context.Context, db *sql.DB) error { return sqlitestore.Migrate(ctx, db) },
 	NotMigrated: func(err error) (int, int, bool) {
 		var nm *sqlitestore.NotMigratedError
 		if !errors.As(err, &nm) {

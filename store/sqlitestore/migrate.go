@@ -66,8 +66,15 @@ func (e *NotMigratedError) FailureKind() reliar.FailureKind { return reliar.Fail
 // Migrate brings the database's schema up to date. It is idempotent, and safe
 // to run from several processes at once: it runs in one BEGIN IMMEDIATE
 // transaction, so one process migrates while the others wait and then find
-// nothing left to do.
-func Migrate(ctx context.Context, db *sql.DB) error {
+// nothing left to do. It takes the options of New (so that one option list
+// serves both) and validates them.
+func Migrate(ctx context.Context, db *sql.DB, opts ...Option) error {
+	if db == nil {
+		return fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
+	}
+	if _, err := applyOptions(opts); err != nil {
+		return err
+	}
 	ms, err := loadMigrations()
 	if err != nil {
 		return err

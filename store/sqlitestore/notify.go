@@ -28,11 +28,11 @@ var _ outboxdriver.Notifier = (*Store)(nil)
 // read from the end of the primary key when another connection committed
 // something.
 func WithWakeupInterval(d time.Duration) Option {
-	return func(s *Store) error {
+	return func(o *options) error {
 		if d <= 0 {
-			return fmt.Errorf("%w: wake-up interval %v is not positive", ErrInvalidOption, d)
+			return fmt.Errorf("%w: WithWakeupInterval: %v is not positive", ErrInvalidOption, d)
 		}
-		s.wakeEvery = d
+		o.wakeEvery = d
 		return nil
 	}
 }

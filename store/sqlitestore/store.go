@@ -25,17 +25,45 @@ type Store struct {
 
 var _ outboxdriver.Store = (*Store)(nil)
 
-// Option configures a Store.
-type Option func(*Store) error
+// Option configures a Store. The same options may be given to New and to
+// Migrate (which uses none of them today, so that one option list serves
+// both). Every option validates its argument: a refused one wraps
+// ErrInvalidOption.
+type Option func(*options) error
+
+// options is what the options set.
+type options struct {
+	cfg       outboxsql.Settings
+	now       func() time.Time
+	wakeEvery time.Duration
+}
+
+// applyOptions returns the defaults with opts applied.
+func applyOptions(opts []Option) (*options, error) {
+	o := &options{
+		cfg:       outboxsql.NewSettings("sqlitestore", ErrInvalidOption),
+		now:       time.Now,
+		wakeEvery: DefaultWakeupInterval,
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(o); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
 
 // WithClock sets the clock the store reads every time from. Defaults to
 // time.Now. The clock must be shared by every store on the same file.
 func WithClock(now func() time.Time) Option {
-	return func(s *Store) error {
+	return func(o *options) error {
 		if now == nil {
-			return fmt.Errorf("%w: nil clock", ErrInvalidOption)
+			return fmt.Errorf("%w: WithClock: nil clock", ErrInvalidOption)
 		}
-		s.now = now
+		o.now = now
 		return nil
 	}
 }
@@ -43,20 +71,20 @@ func WithClock(now func() time.Time) Option {
 // WithSerializer sets the serializer Enqueue encodes bodies with. Defaults
 // to reliar.JSON.
 func WithSerializer(ser reliar.Serializer) Option {
-	return func(s *Store) error { return s.cfg.SetSerializer(ser) }
+	return func(o *options) error { return o.cfg.SetSerializer(ser) }
 }
 
 // WithMaxPayloadBytes sets the largest payload Enqueue accepts. Defaults to
 // outboxdriver.DefaultMaxPayloadBytes (1 MiB).
 func WithMaxPayloadBytes(n int) Option {
-	return func(s *Store) error { return s.cfg.SetMaxPayload(n) }
+	return func(o *options) error { return o.cfg.SetMaxPayload(n) }
 }
 
 // WithLogger sets the logger for debug messages, such as outcome writes that
 // matched fewer rows than asked (their leases were lost). Defaults to
 // slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(s *Store) error { return s.cfg.SetLogger(l) }
+	return func(o *options) error { return o.cfg.SetLogger(l) }
 }
 
 // New returns a store over db after checking that the schema is migrated: a
@@ -65,17 +93,11 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	if db == nil {
 		return nil, fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
 	}
-	s := &Store{
-		db:        db,
-		now:       time.Now,
-		cfg:       outboxsql.NewSettings("sqlitestore", ErrInvalidOption),
-		wakeEvery: DefaultWakeupInterval,
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
 	}
-	for _, opt := range opts {
-		if err := opt(s); err != nil {
-			return nil, err
-		}
-	}
+	s := &Store{db: db, now: o.now, cfg: o.cfg, wakeEvery: o.wakeEvery}
 	if err := checkSchema(ctx, db); err != nil {
 		var nm *NotMigratedError
 		if errors.As(err, &nm) {

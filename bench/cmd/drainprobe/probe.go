@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer pool.Close()
-	if err := pgstore.Migrate(ctx, pool, env.Schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(env.Schema)); err != nil {
 		return err
 	}
 	store, err := pgstore.New(ctx, pool, pgstore.WithSchema(env.Schema), pgstore.WithLogger(quietlog.AtLevel(slog.LevelError)))

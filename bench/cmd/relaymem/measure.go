@@ -52,7 +52,7 @@ func measure(ctx context.Context, c config, stderr io.Writer) (res result, err e
 			err = errors.Join(err, fmt.Errorf("drop schema: %w", derr))
 		}
 	}()
-	if err := pgstore.Migrate(ctx, pool, name); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(name)); err != nil {
 		return res, err
 	}
 	start := time.Now()

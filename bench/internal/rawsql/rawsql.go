@@ -92,7 +92,7 @@ func Open(ctx context.Context, env pgenv.Env, deliver DeliverFunc) (harness.Targ
 	if err != nil {
 		return nil, err
 	}
-	if err := pgstore.Migrate(ctx, pool, env.Schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(env.Schema)); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("rawsql: migrate: %w", err)
 	}

@@ -107,7 +107,7 @@ func (v Variant) open(ctx context.Context, env pgenv.Env) (harness.Target, error
 	if err != nil {
 		return nil, err
 	}
-	if err := pgstore.Migrate(ctx, pool, env.Schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(env.Schema)); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("reliarrun: migrate: %w", err)
 	}

@@ -81,7 +81,7 @@ func New(t testing.TB, bin Binary, o Options) *Run {
 	}
 	r.Pool = pool
 	t.Cleanup(r.cleanup)
-	if err := pgstore.Migrate(ctx, pool, r.Name); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(r.Name)); err != nil {
 		t.Fatalf("rig: migrate %s: %v", r.Name, err)
 	}
 	if r.store, err = pgstore.New(ctx, pool, pgstore.WithSchema(r.Name), pgstore.WithLogger(slog.New(slog.DiscardHandler))); err != nil {

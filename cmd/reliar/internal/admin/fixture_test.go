@@ -57,7 +57,7 @@ func newPGOutbox(t *testing.T) *pgOutbox {
 		}
 		pool.Close()
 	})
-	if err := pgstore.Migrate(ctx, pool, schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(schema)); err != nil {
 		t.Fatalf("PostgreSQL at %s is required: migrate: %v", postgresURL, err)
 	}
 	store, err := pgstore.New(ctx, pool, pgstore.WithSchema(schema), pgstore.WithLogger(slog.New(slog.DiscardHandler)), pgstore.WithoutNotify())

@@ -51,7 +51,7 @@ func TestGather(t *testing.T) {
 	if err != nil || f.TableExists || f.Version != 0 || f.WantVersion != pgstore.SchemaVersion {
 		t.Fatalf("before migrating: %+v, %v", f, err)
 	}
-	if err := pgstore.Migrate(ctx, pool, schema); err != nil {
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(schema)); err != nil {
 		t.Fatal(err)
 	}
 	table := pgx.Identifier{schema, "outbox"}.Sanitize()

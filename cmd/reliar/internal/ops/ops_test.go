@@ -203,7 +203,7 @@ func (m testMessage) MessageType() string { return m.Type }
 func deadStore(t *testing.T, n int, typ string) (*memstore.Store, []reliar.MessageID) {
 	t.Helper()
 	ctx := context.Background()
-	s := memstore.New()
+	s := newMemStore()
 	msgs := make([]reliar.Outgoing, n+1)
 	for i := range msgs {
 		msgs[i] = reliar.NewMsg(testMessage{Type: typ})
@@ -419,4 +419,14 @@ func TestDocuments(t *testing.T) {
 	if Retry.String() != "retry" || Delete.String() != "purge" || Retry.Past() != "retried" || Delete.Past() != "purged" {
 		t.Fatal("action names")
 	}
+}
+
+// newMemStore returns an empty memstore.Store; memstore.New fails only on an
+// invalid option.
+func newMemStore(opts ...memstore.Option) *memstore.Store {
+	s, err := memstore.New(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

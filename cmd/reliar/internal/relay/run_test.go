@@ -65,7 +65,7 @@ func (s *schema) table() string { return pgx.Identifier{s.name, "outbox"}.Saniti
 
 func (s *schema) migrate(t *testing.T) {
 	t.Helper()
-	if err := pgstore.Migrate(t.Context(), s.pool, s.name); err != nil {
+	if err := pgstore.Migrate(t.Context(), s.pool, pgstore.WithSchema(s.name)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -183,7 +183,7 @@ func TestEventsFile(t *testing.T) {
 // fakeDispatcher returns a dispatcher that is not running.
 func fakeDispatcher(t *testing.T) *outbox.Dispatcher {
 	t.Helper()
-	d, err := outbox.New(memstore.New(), reliar.PublisherFunc(func(context.Context, *reliar.SerializedEnvelope) error { return nil }), outbox.DefaultSettings(), outbox.WithLogger(quiet))
+	d, err := outbox.New(newMemStore(), reliar.PublisherFunc(func(context.Context, *reliar.SerializedEnvelope) error { return nil }), outbox.DefaultSettings(), outbox.WithLogger(quiet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestNewWorkers(t *testing.T) {
 	pub := &broker.Broker{Publisher: reliar.PublisherFunc(func(context.Context, *reliar.SerializedEnvelope) error { return nil })}
 	c := validConfig(t)
 	c.Dispatchers = 3
-	w, err := newWorkers(c, &deps{store: memstore.New(), broker: pub}, outbox.NoopMetrics{}, nil, quiet)
+	w, err := newWorkers(c, &deps{store: newMemStore(), broker: pub}, outbox.NoopMetrics{}, nil, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,8 +260,18 @@ func TestNewWorkers(t *testing.T) {
 	}
 
 	c.Settings.Ordering = outbox.PerKey
-	_, err = newWorkers(c, &deps{store: noPerKey{memstore.New()}, broker: pub}, outbox.NoopMetrics{}, nil, quiet)
+	_, err = newWorkers(c, &deps{store: noPerKey{newMemStore()}, broker: pub}, outbox.NoopMetrics{}, nil, quiet)
 	if exitcode.Code(err, 0) != exitcode.Usage || !errors.Is(err, outbox.ErrInvalidSettings) {
 		t.Fatalf("per-key ordering on a store without it: %v, want bad input", err)
 	}
+}
+
+// newMemStore returns an empty memstore.Store; memstore.New fails only on an
+// invalid option.
+func newMemStore(opts ...memstore.Option) *memstore.Store {
+	s, err := memstore.New(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -75,7 +75,7 @@ func (mysqlDriver) open(ctx context.Context, l Location, opts Options, scratch b
 		return nil, badURL(l.raw, "no database name (want mysql://user:password@host:3306/database)")
 	}
 	b := &mysqlBackend{scratch: scratch, where: cfg.Addr, sqlBackend: sqlBackend{
-		migrate: mysqlstore.Migrate,
+		migrate: func(ctx context.Context, db *sql.DB) error { return mysqlstore.Migrate(ctx, db) },
 		newStore: func(ctx context.Context, db *sql.DB) (sqlStore, error) {
 			return mysqlstore.New(ctx, db, mysqlstore.WithLogger(opts.logger()))
 		},

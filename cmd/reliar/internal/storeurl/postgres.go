@@ -101,7 +101,7 @@ func (postgresDriver) migrationSQL(opts Options) ([]SQLFile, error) {
 	if schema == "" {
 		schema = pgstore.DefaultSchema
 	}
-	fsys, err := pgstore.MigrationsFor(schema)
+	fsys, err := pgstore.Migrations(pgstore.WithSchema(schema))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadOption, err)
 	}
@@ -165,7 +165,7 @@ func (b *pgBackend) Migrate(ctx context.Context) (Migration, error) {
 	if err != nil {
 		return Migration{}, err
 	}
-	if err := pgstore.Migrate(ctx, b.pool, b.schema); err != nil {
+	if err := pgstore.Migrate(ctx, b.pool, pgstore.WithSchema(b.schema)); err != nil {
 		return Migration{}, err
 	}
 	to, err := b.version(ctx)

@@ -64,7 +64,7 @@ func (sqliteDriver) open(ctx context.Context, l Location, opts Options, scratch 
 	}
 	return &sqliteBackend{sqlBackend: sqlBackend{
 		db:      db,
-		migrate: sqlitestore.Migrate,
+		migrate: func(ctx context.Context, db *sql.DB) error { return sqlitestore.Migrate(ctx, db) },
 		newStore: func(ctx context.Context, db *sql.DB) (sqlStore, error) {
 			return sqlitestore.New(ctx, db, sqlitestore.WithLogger(opts.logger()))
 		},
