@@ -9,7 +9,9 @@ import (
 // broker durably accepted the message. An error classified permanent (see
 // [Permanent]) dead-letters the message at once; any other error is retried.
 // Publish must honour ctx: the dispatcher bounds every call with its publish
-// timeout.
+// timeout, and a call still running shortly after it is given up — resolved
+// as a transient failure, its late result ignored — while its goroutine runs
+// on until Publish returns (outbox.Health.StuckCalls counts those).
 type Publisher interface {
 	Publish(ctx context.Context, env *SerializedEnvelope) error
 }
@@ -17,6 +19,14 @@ type Publisher interface {
 // BatchPublisher is optionally implemented by a Publisher that can deliver
 // several messages in one call. PublishBatch returns exactly one result per
 // envelope, in order; a nil result means that envelope was durably accepted.
+//
+// A result slice of any other length — nil, or one short — cannot say which
+// envelopes were accepted, so the dispatcher fails every row of the batch
+// transiently (taking it for success could lose messages): the batch is
+// retried, and nothing is published until the publisher is fixed. The
+// dispatcher logs this at error once per publisher and counts it
+// (Metrics.InvalidBatchResults). Build the slice with
+// make([]error, len(envs)) and fill it.
 type BatchPublisher interface {
 	Publisher
 	PublishBatch(ctx context.Context, envs []*SerializedEnvelope) []error

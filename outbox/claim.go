@@ -9,24 +9,11 @@ import (
 )
 
 type acquireResult struct {
+	gen   uint64
 	batch outboxdriver.AcquiredBatch
 	err   error
 	want  int
 	probe bool
-}
-
-// subscribe listens to the store's wake-ups when it has them.
-func (l *loop) subscribe(ctx context.Context) {
-	n, ok := l.d.store.(outboxdriver.Notifier)
-	if !ok || !l.d.wakeups || !l.d.store.Capabilities().Notify {
-		return
-	}
-	ch, err := n.Wakeups(ctx)
-	if err != nil {
-		l.log.Warn("store wake-ups unavailable; polling only", "error", err)
-		return
-	}
-	l.wake = ch
 }
 
 // claimSize is how many rows a claim would ask for now; 0 means no claim.
@@ -63,15 +50,28 @@ func (l *loop) maybeClaim(now time.Time) {
 	l.acquiring = want
 	l.woke = false
 	req := outboxdriver.AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
+	gen := l.acq.start(now, l.callTimeout(1))
 	l.goStore(func(ctx context.Context) {
 		ctx, span := l.d.tracer.StartClaim(ctx, l.worker, want)
 		b, err := l.d.store.Acquire(ctx, req)
 		span.End(err)
-		l.acquireCh <- acquireResult{batch: b, err: err, want: want, probe: probe}
+		deliver(l, l.acquireCh, acquireResult{gen: gen, batch: b, err: err, want: want, probe: probe})
 	})
 }
 
 func (l *loop) onAcquired(r acquireResult, now time.Time) {
+	if !l.acq.finish(r.gen) {
+		l.lateResult(l.acq.name)
+		if r.err == nil {
+			l.releaseLate(r.batch)
+		}
+		return
+	}
+	l.acquired(r, now)
+}
+
+// acquired applies the result of the claim in flight.
+func (l *loop) acquired(r acquireResult, now time.Time) {
 	l.acquiring = 0
 	if r.err != nil {
 		if isPermanent(r.err) {

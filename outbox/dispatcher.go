@@ -30,8 +30,9 @@ type Dispatcher struct {
 	wakeups  bool
 	events   EventSink
 
-	ran    atomic.Bool
-	health struct {
+	ran           atomic.Bool
+	invalidLogged atomic.Bool // a wrong PublishBatch result count was logged
+	health        struct {
 		sync.Mutex
 		h Health
 	}
@@ -98,6 +99,16 @@ type Health struct {
 	LastOutcomeWrite time.Time
 	// BreakerOpen is true while the circuit breaker holds claims back.
 	BreakerOpen bool
+	// BreakerCause is the error of the latest transient failure while the
+	// breaker is open (a broker down, a stream missing, credentials
+	// refused); empty when it is closed.
+	BreakerCause string
+	// StuckCalls counts the publish and store calls that ignored their
+	// context past their deadline plus a grace and have not returned yet.
+	// The dispatcher stopped waiting for them (their rows were resolved as
+	// failures, their late results are ignored), but each still holds a
+	// goroutine, and whatever the call holds, until it returns.
+	StuckCalls int
 }
 
 // Health returns the dispatcher's current health.

@@ -82,6 +82,21 @@
 // when fresh and paced after a failure. Leases are renewed every Lease/2.
 // Every store call is bounded by StoreTimeout; a transient store error is
 // logged and retried, a permanent one ends Run after a best-effort drain.
+// The wake-up subscription is a store call like the others: bounded, and
+// retried with backoff while it fails (the dispatcher polls meanwhile).
+//
+// The dispatcher enforces those timeouts itself, so a publisher or a store
+// driver that ignores its context cannot hold rows or the loop: a call still
+// running at its timeout plus a grace (a tenth of the timeout, between 10ms
+// and 1s; a batch publish gets two PublishTimeouts, for the one-at-a-time
+// retry after a panic) is given up. A publish given up is a transient
+// failure of its rows, which stop being renewed and are retried; a store
+// call given up is a failed call (an outcome write is written again, a claim
+// is retried, and rows a late claim took are released when its result
+// arrives). Late results are ignored. The goroutine of a call given up runs
+// on until the call returns — Go cannot stop it — and Health.StuckCalls
+// counts those still running; Metrics.CallGivenUp counts every call given
+// up, and each is logged at error.
 //
 // After BreakerThreshold consecutive transient failures on distinct rows
 // the circuit breaker opens: the dispatcher stops claiming, releases failed
@@ -95,6 +110,11 @@
 // released at once; publishes already running may finish until
 // D − min(StoreTimeout, DrainTimeout/2), where D is the cancellation plus
 // DrainTimeout, and their outcomes are written as usual; rows still
-// publishing then are released. Run returns by D. A publisher or store that
-// ignores its context can leave its goroutine running past D.
+// publishing then are released. Halfway between that moment and D, rows
+// whose publish failed but whose Fail has not landed are released too, so
+// the next owner retries them at once rather than after a lease; rows
+// published but not yet completed are left to their lease (releasing them
+// would turn a possible duplicate into a certain one). Run returns by D. A
+// publisher or store that ignores its context can leave its goroutine
+// running past D.
 package outbox

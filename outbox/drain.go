@@ -15,7 +15,9 @@ func (l *loop) startDrain(now time.Time) {
 	}
 	l.draining = true
 	l.drainAt = now.Add(l.s.DrainTimeout)
-	l.pubDueAt = l.drainAt.Add(-min(l.s.StoreTimeout, l.s.DrainTimeout/2))
+	reserve := min(l.s.StoreTimeout, l.s.DrainTimeout/2)
+	l.pubDueAt = l.drainAt.Add(-reserve)
+	l.relDueAt = l.drainAt.Add(-reserve / 2)
 	for _, row := range l.queue {
 		l.release(row)
 	}
@@ -39,6 +41,38 @@ func (l *loop) cutOffPublishes() {
 	l.emit(EventDrainCutOff, rowIDs(cut), nil)
 	if n := len(cut); n > 0 {
 		l.log.Warn("publishes still running at the drain's publish deadline were cut off; releasing their rows", "rows", n)
+	}
+}
+
+// releaseUnwrittenFailures releases, late in the drain, the rows whose
+// publish failed but whose Fail has not landed (still waiting after a failed
+// write, or in a write that has not returned): left to their lease, they
+// would wait a whole Lease and count a lapsed claim; released, the next
+// owner retries them at once. Whichever of the release and an in-flight
+// Fail lands first wins; the other is fenced off by the lease token. Rows
+// published but not completed are not released: that would make a possible
+// duplicate a certain one.
+func (l *loop) releaseUnwrittenFailures() {
+	l.failReleased = true
+	keep := l.resolved[:0]
+	n := 0
+	for _, row := range l.resolved {
+		if !row.ok {
+			l.release(row)
+			n++
+			continue
+		}
+		keep = append(keep, row)
+	}
+	l.resolved = keep
+	for _, row := range l.rows {
+		if !row.ok && row.state == rowWriting {
+			l.release(row)
+			n++
+		}
+	}
+	if n > 0 {
+		l.log.Warn("releasing failed rows whose outcome has not been written by the drain; the next owner retries them", "rows", n)
 	}
 }
 

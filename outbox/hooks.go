@@ -40,6 +40,15 @@ type Metrics interface {
 	RedeliveryOutsideDedup(n int)
 	// Stats reports the table's gauges.
 	Stats(s Stats)
+	// CallGivenUp counts a call the dispatcher stopped waiting for because
+	// it ignored its context past its deadline plus a grace: call is
+	// "publish", "claim", "outcome", "renew", "release", "stats" or
+	// "subscribe". Its goroutine may still be running (Health.StuckCalls).
+	CallGivenUp(call string)
+	// InvalidBatchResults counts a PublishBatch call that returned a result
+	// slice of the wrong length; n is the number of rows of the batch, all
+	// failed transiently.
+	InvalidBatchResults(n int)
 }
 
 // NoopMetrics discards every measurement.
@@ -59,6 +68,8 @@ func (NoopMetrics) ReleasedAtDrain(int)                                     {}
 func (NoopMetrics) BreakerOpen(bool)                                        {}
 func (NoopMetrics) RedeliveryOutsideDedup(int)                              {}
 func (NoopMetrics) Stats(Stats)                                             {}
+func (NoopMetrics) CallGivenUp(string)                                      {}
+func (NoopMetrics) InvalidBatchResults(int)                                 {}
 
 // Tracer opens the dispatcher's spans: "reliar.outbox.claim" around each
 // claim, "reliar.outbox.publish" around each publish, the latter a child of

@@ -8,12 +8,14 @@ import (
 )
 
 type renewResult struct {
+	gen      uint64
 	want     int
 	affected int64
 	err      error
 }
 
 type releaseResult struct {
+	gen      uint64
 	leases   []outboxdriver.Lease
 	affected int64
 	err      error
@@ -21,6 +23,7 @@ type releaseResult struct {
 }
 
 type statsResult struct {
+	gen   uint64
 	stats Stats
 	err   error
 }
@@ -43,13 +46,23 @@ func (l *loop) maybeRenew(now time.Time) {
 	}
 	l.renewing = true
 	d := l.s.Lease
+	gen := l.renew.start(now, l.callTimeout(1))
 	l.goStore(func(ctx context.Context) {
 		n, err := l.d.store.ExtendLease(ctx, leases, d)
-		l.renewCh <- renewResult{want: len(leases), affected: n, err: err}
+		deliver(l, l.renewCh, renewResult{gen: gen, want: len(leases), affected: n, err: err})
 	})
 }
 
 func (l *loop) onRenewed(r renewResult) {
+	if !l.renew.finish(r.gen) {
+		l.lateResult(l.renew.name)
+		return
+	}
+	l.renewed(r)
+}
+
+// renewed applies the result of the renewal in flight.
+func (l *loop) renewed(r renewResult) {
 	l.renewing = false
 	if r.err != nil {
 		l.log.Warn("lease renewal failed", "rows", r.want, "error", r.err)
@@ -73,7 +86,7 @@ func (l *loop) release(row *trackedRow) {
 	l.toRelease = append(l.toRelease, row)
 }
 
-func (l *loop) maybeRelease() {
+func (l *loop) maybeRelease(now time.Time) {
 	if l.releasing || len(l.toRelease) == 0 {
 		return
 	}
@@ -84,15 +97,27 @@ func (l *loop) maybeRelease() {
 	l.emit(EventReleased, idsOf(leases), nil)
 	l.toRelease = nil
 	l.releasing = true
+	l.releasingLeases = leases
 	atDrain := l.draining
+	gen := l.rel.start(now, l.callTimeout(1))
 	l.goStore(func(ctx context.Context) {
 		n, err := l.d.store.Release(ctx, leases)
-		l.releaseCh <- releaseResult{leases: leases, affected: n, err: err, atDrain: atDrain}
+		deliver(l, l.releaseCh, releaseResult{gen: gen, leases: leases, affected: n, err: err, atDrain: atDrain})
 	})
 }
 
 func (l *loop) onReleased(r releaseResult) {
+	if !l.rel.finish(r.gen) {
+		l.lateResult(l.rel.name)
+		return
+	}
+	l.released(r)
+}
+
+// released applies the result of the release in flight.
+func (l *loop) released(r releaseResult) {
 	l.releasing = false
+	l.releasingLeases = nil
 	for _, lease := range r.leases {
 		if row := l.rows[lease]; row != nil && row.state == rowReleasing {
 			delete(l.rows, lease)
@@ -113,13 +138,23 @@ func (l *loop) maybeStats(now time.Time) {
 	}
 	l.nextStats = now.Add(l.s.StatsInterval)
 	l.statting = true
+	gen := l.stats.start(now, l.callTimeout(1))
 	l.goStore(func(ctx context.Context) {
 		s, err := l.d.store.Stats(ctx)
-		l.statsCh <- statsResult{stats: s, err: err}
+		deliver(l, l.statsCh, statsResult{gen: gen, stats: s, err: err})
 	})
 }
 
 func (l *loop) onStats(r statsResult) {
+	if !l.stats.finish(r.gen) {
+		l.lateResult(l.stats.name)
+		return
+	}
+	l.statted(r)
+}
+
+// statted applies the result of the stats call in flight.
+func (l *loop) statted(r statsResult) {
 	l.statting = false
 	if r.err != nil {
 		l.log.Warn("stats failed", "error", r.err)

@@ -30,7 +30,8 @@ type trackedRow struct {
 	fail       outboxdriver.FailedOutcome // the outcome to write when !ok
 	kind       reliar.FailureKind
 	resolvedAt time.Time
-	probe      bool // claimed by a circuit-breaker probe
+	probe      bool   // claimed by a circuit-breaker probe
+	call       uint64 // the publish call the row is or was in
 }
 
 // loop is the state of one Run. One goroutine (run) owns every field; store
@@ -78,6 +79,28 @@ type loop struct {
 	statsCh    chan statsResult
 	renewEvery time.Duration
 	writePace  time.Duration
+
+	// The watchdog (watchdog.go): the store calls in flight, the publish
+	// calls' deadlines, and the calls given up whose goroutines still run.
+	acq, write, renew, rel, stats, sub storeCall
+	writingCompletes, writingFails     []outboxdriver.Lease
+	releasingLeases                    []outboxdriver.Lease
+	pubSeq                             uint64
+	pubWatches                         []pubWatch
+	givenUp                            map[uint64]struct{} // publish calls given up, not yet returned
+	stuck                              int
+	quit                               chan struct{} // closed when the loop stops reading results
+
+	// Wake-up subscription (subscribe.go).
+	wakeCtx    context.Context
+	subCh      chan subResult
+	subCancel  context.CancelFunc
+	nextSub    time.Time
+	subBackoff time.Duration
+	subWarned  bool
+
+	failReleased bool      // failed rows with unwritten outcomes released at the drain
+	relDueAt     time.Time // when they are
 }
 
 func newLoop(d *Dispatcher, worker string) *loop {
@@ -95,8 +118,18 @@ func newLoop(d *Dispatcher, worker string) *loop {
 		renewCh:    make(chan renewResult, 1),
 		releaseCh:  make(chan releaseResult, 1),
 		statsCh:    make(chan statsResult, 1),
+		subCh:      make(chan subResult, 1),
 		renewEvery: max(s.Lease/2, time.Millisecond),
 		writePace:  max(min(s.PollInterval, s.Lease/4), time.Millisecond),
+		acq:        storeCall{name: "claim"},
+		write:      storeCall{name: "outcome"},
+		renew:      storeCall{name: "renew"},
+		rel:        storeCall{name: "release"},
+		stats:      storeCall{name: "stats"},
+		sub:        storeCall{name: "subscribe"},
+		givenUp:    map[uint64]struct{}{},
+		quit:       make(chan struct{}),
+		subCancel:  func() {},
 	}
 }
 
@@ -104,9 +137,11 @@ func (l *loop) run(ctx context.Context) error {
 	l.storeCtx = context.WithoutCancel(ctx)
 	l.pubCtx, l.cancelPub = context.WithCancel(l.storeCtx)
 	defer l.cancelPub()
-	wakeCtx, stopWake := context.WithCancel(l.storeCtx)
+	// Wake-ups serve claims only, which end with cancellation: the
+	// subscription is bounded by Run's own context.
+	var stopWake context.CancelFunc
+	l.wakeCtx, stopWake = context.WithCancel(ctx)
 	defer stopWake()
-	l.subscribe(wakeCtx)
 
 	now := time.Now()
 	l.nextClaim = now
@@ -146,10 +181,11 @@ func (l *loop) run(ctx context.Context) error {
 			l.onReleased(r)
 		case r := <-l.statsCh:
 			l.onStats(r)
+		case r := <-l.subCh:
+			l.onSubscribed(r, time.Now())
 		case _, ok := <-l.wake:
 			if !ok {
-				l.wake = nil
-				l.log.Warn("store wake-ups stopped; polling only")
+				l.onWakeupsClosed(time.Now())
 				continue
 			}
 			l.onWake(time.Now())
@@ -157,6 +193,7 @@ func (l *loop) run(ctx context.Context) error {
 		}
 	}
 	stopWake()
+	close(l.quit)
 	l.finish()
 	l.log.Info("dispatcher stopped")
 	return l.exitErr
@@ -164,13 +201,18 @@ func (l *loop) run(ctx context.Context) error {
 
 // act starts every piece of work that is due.
 func (l *loop) act(now time.Time) {
+	l.giveUpOverdue(now)
 	if l.draining && !l.pubCutoff && !now.Before(l.pubDueAt) {
 		l.cutOffPublishes()
 	}
+	if l.draining && !l.failReleased && !now.Before(l.relDueAt) {
+		l.releaseUnwrittenFailures()
+	}
+	l.maybeSubscribe(now)
 	l.maybeClaim(now)
-	l.startPublishes()
+	l.startPublishes(now)
 	l.maybeWrite(now)
-	l.maybeRelease()
+	l.maybeRelease(now)
 	l.maybeRenew(now)
 	l.maybeStats(now)
 }
@@ -200,7 +242,16 @@ func (l *loop) nextDeadline(now time.Time) time.Time {
 		if !l.pubCutoff {
 			consider(l.pubDueAt)
 		}
+		if !l.failReleased {
+			consider(l.relDueAt)
+		}
 		consider(l.drainAt)
+	}
+	if l.subscribing() {
+		consider(l.nextSub)
+	}
+	if g := l.nextGiveUp(); !g.IsZero() {
+		consider(g)
 	}
 	if t.IsZero() {
 		t = now.Add(l.s.IdlePollInterval)
@@ -244,6 +295,25 @@ func (b callBudget) context() (context.Context, context.CancelFunc) {
 		timeout = min(timeout, time.Until(b.until))
 	}
 	return context.WithTimeout(b.base, timeout)
+}
+
+// callTimeout is how long a goroutine making calls store calls one after
+// the other may take, as the budget bounds them.
+func (l *loop) callTimeout(calls int) time.Duration {
+	d := time.Duration(max(calls, 1)) * l.s.StoreTimeout
+	if l.draining {
+		d = min(d, max(time.Until(l.drainAt), 0))
+	}
+	return d
+}
+
+// deliver sends a call's result to the loop, or drops it once the loop has
+// stopped reading: a goroutine never blocks for ever on its report.
+func deliver[T any](l *loop, ch chan<- T, v T) {
+	select {
+	case ch <- v:
+	case <-l.quit:
+	}
 }
 
 // goStore runs f in a goroutine owned by the loop, with the context of one

@@ -8,6 +8,7 @@ import (
 )
 
 type writeResult struct {
+	gen                  uint64
 	completed, failed    []outboxdriver.Lease
 	completeErr, failErr error
 	completedN, failedN  int64
@@ -51,10 +52,24 @@ func (l *loop) maybeWrite(now time.Time) {
 	l.writing = true
 	store, tracer := l.d.store, l.d.tracer
 	budget := l.budget()
+	calls := 0
+	l.writingCompletes, l.writingFails = nil, nil
+	if len(completes) > 0 {
+		calls++
+		l.writingCompletes = completes
+	}
+	if len(fails) > 0 {
+		calls++
+		l.writingFails = make([]outboxdriver.Lease, len(fails))
+		for i, f := range fails {
+			l.writingFails[i] = f.Lease
+		}
+	}
+	gen := l.write.start(now, l.callTimeout(calls))
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		var r writeResult
+		r := writeResult{gen: gen}
 		if len(completes) > 0 {
 			ctx, cancel := budget.context()
 			ctx, span := tracer.StartOutcomeWrite(ctx, "complete", len(completes))
@@ -74,12 +89,22 @@ func (l *loop) maybeWrite(now time.Time) {
 				r.failed[i] = f.Lease
 			}
 		}
-		l.writeCh <- r
+		deliver(l, l.writeCh, r)
 	}()
 }
 
 func (l *loop) onWritten(r writeResult, now time.Time) {
+	if !l.write.finish(r.gen) {
+		l.lateResult(l.write.name)
+		return
+	}
+	l.written(r, now)
+}
+
+// written applies the result of the outcome write in flight.
+func (l *loop) written(r writeResult, now time.Time) {
 	l.writing = false
+	l.writingCompletes, l.writingFails = nil, nil
 	failed := false
 	l.settle(EventCompleted, r.completed, r.completeErr, r.completedN, now, &failed)
 	l.settle(EventFailed, r.failed, r.failErr, r.failedN, now, &failed)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 // publishResult reports one publish call: a single row (lease, err) or a
 // batch (leases, errs, one error per lease; nil is success).
 type publishResult struct {
+	call   uint64
 	lease  outboxdriver.Lease
 	err    error
 	leases []outboxdriver.Lease
@@ -57,7 +60,7 @@ func truncateUTF8(s string, n int) string {
 // startPublishes starts the queued rows. The concurrency slot is counted
 // before the goroutine starts, so a row is either started or still queued.
 // A BatchPublisher receives the queued rows as one call.
-func (l *loop) startPublishes() {
+func (l *loop) startPublishes(now time.Time) {
 	// Rows started in this call share one PublishTimeout context: they
 	// start at the same moment, so each is still bounded by PublishTimeout
 	// from its start, and a claim costs one timer instead of one per row.
@@ -73,6 +76,7 @@ func (l *loop) startPublishes() {
 		l.wg.Add(1)
 		// Publish goroutines read the envelope only; the loop never
 		// writes a row's record after the claim, so they may share it.
+		call := l.watchPublish(now, batch)
 		if l.d.batchPub == nil {
 			row := batch[0]
 			row.state = rowPublishing
@@ -80,7 +84,7 @@ func (l *loop) startPublishes() {
 				shared = l.newSharedDeadline()
 			}
 			shared.users.Add(1)
-			go l.publishOne(shared, row.rec.Lease(), &row.rec.Envelope)
+			go l.publishOne(shared, call, row.rec.Lease(), &row.rec.Envelope)
 			continue
 		}
 		leases := make([]outboxdriver.Lease, n)
@@ -90,7 +94,7 @@ func (l *loop) startPublishes() {
 			leases[i] = row.rec.Lease()
 			envs[i] = &row.rec.Envelope
 		}
-		go l.publishBatch(leases, envs)
+		go l.publishBatch(call, leases, envs)
 	}
 	if shared != nil {
 		shared.done() // the loop's own reference: every row has started
@@ -100,28 +104,29 @@ func (l *loop) startPublishes() {
 	}
 }
 
-func (l *loop) publishOne(shared *sharedDeadline, lease outboxdriver.Lease, env *reliar.SerializedEnvelope) {
+func (l *loop) publishOne(shared *sharedDeadline, call uint64, lease outboxdriver.Lease, env *reliar.SerializedEnvelope) {
 	defer l.wg.Done()
 	start := time.Now()
 	err := l.callPublish(shared.ctx, env)
 	shared.done()
-	l.publishCh <- publishResult{lease: lease, err: err, took: time.Since(start)}
+	deliver(l, l.publishCh, publishResult{call: call, lease: lease, err: err, took: time.Since(start)})
 }
 
-func (l *loop) publishBatch(leases []outboxdriver.Lease, envs []*reliar.SerializedEnvelope) {
+func (l *loop) publishBatch(call uint64, leases []outboxdriver.Lease, envs []*reliar.SerializedEnvelope) {
 	defer l.wg.Done()
 	start := time.Now()
 	errs, panicked := l.callBatch(envs)
 	if panicked {
-		// Find the culprit: publish the rows one at a time.
+		// Find the culprit: publish the rows one at a time, all within a
+		// second PublishTimeout (the call's deadline allows for it).
 		errs = make([]error, len(envs))
+		ctx, cancel := context.WithTimeout(l.pubCtx, l.s.PublishTimeout)
 		for i, env := range envs {
-			ctx, cancel := context.WithTimeout(l.pubCtx, l.s.PublishTimeout)
 			errs[i] = l.callPublish(ctx, env)
-			cancel()
 		}
+		cancel()
 	}
-	l.publishCh <- publishResult{leases: leases, errs: errs, took: time.Since(start)}
+	deliver(l, l.publishCh, publishResult{call: call, leases: leases, errs: errs, took: time.Since(start)})
 }
 
 // sharedDeadline is one PublishTimeout context for the rows started
@@ -164,7 +169,8 @@ func (l *loop) callPublish(ctx context.Context, env *reliar.SerializedEnvelope) 
 
 // callBatch publishes envelopes in one PublishBatch call within
 // PublishTimeout. A result count that does not match is a transient failure
-// of every row.
+// of every row (taking it for success could lose messages), counted, and
+// logged at error once per publisher.
 func (l *loop) callBatch(envs []*reliar.SerializedEnvelope) (errs []error, panicked bool) {
 	ctx, cancel := context.WithTimeout(l.pubCtx, l.s.PublishTimeout)
 	defer cancel()
@@ -190,7 +196,12 @@ func (l *loop) callBatch(envs []*reliar.SerializedEnvelope) (errs []error, panic
 	}()
 	errs = l.d.batchPub.PublishBatch(ctx, envs)
 	if len(errs) != len(envs) {
-		err := fmt.Errorf("outbox: batch publisher returned %d results for %d messages", len(errs), len(envs))
+		err := fmt.Errorf("outbox: batch publisher returned %d results for %d messages; every row of the batch is retried", len(errs), len(envs))
+		l.d.metrics.InvalidBatchResults(len(envs))
+		if l.d.firstInvalidBatch() {
+			l.log.Error("batch publisher returned a result slice of the wrong length: PublishBatch must return exactly one error (nil for success) per envelope, in order; every row of such a batch fails transiently and is retried, so nothing is published until this is fixed (logged once per publisher)",
+				"results", len(errs), "messages", len(envs), "publisher", fmt.Sprintf("%T", l.d.pub))
+		}
 		errs = make([]error, len(envs))
 		for i := range errs {
 			errs[i] = err
@@ -200,8 +211,14 @@ func (l *loop) callBatch(envs []*reliar.SerializedEnvelope) (errs []error, panic
 }
 
 // onPublished turns publish results into outcomes waiting to be written.
-// Results of rows no longer publishing (cut off at drain) are ignored.
+// Results of rows no longer publishing (cut off at drain) are ignored, and
+// so are those of calls given up.
 func (l *loop) onPublished(r publishResult, now time.Time) {
+	if _, late := l.givenUp[r.call]; late {
+		delete(l.givenUp, r.call)
+		l.lateResult("publish")
+		return
+	}
 	if r.leases == nil {
 		l.onPublishedRow(r.lease, r.err, r.took, now)
 		return
@@ -230,7 +247,7 @@ func (l *loop) onPublishedRow(lease outboxdriver.Lease, err error, took time.Dur
 		if l.breaker.success() {
 			l.log.Info("circuit breaker closed: a publish succeeded")
 			l.d.metrics.BreakerOpen(false)
-			l.d.updateHealth(func(h *Health) { h.BreakerOpen = false })
+			l.d.updateHealth(func(h *Health) { h.BreakerOpen, h.BreakerCause = false, "" })
 			l.nextClaim = now
 		}
 		l.resolve(row, true, now)
@@ -245,6 +262,10 @@ func (l *loop) onPublishedRow(lease outboxdriver.Lease, err error, took time.Dur
 		l.d.metrics.BreakerOpen(true)
 		l.d.updateHealth(func(h *Health) { h.BreakerOpen = true })
 		l.nextClaim = now.Add(l.s.IdlePollInterval)
+	}
+	if l.breaker.open && (kind == reliar.FailureTransient || isPanic) {
+		cause := truncateUTF8(outboxdriver.SanitizeError(err.Error()), 512)
+		l.d.updateHealth(func(h *Health) { h.BreakerCause = cause })
 	}
 	if l.breaker.open && kind == reliar.FailureTransient {
 		// The broker is down, not the message: record nothing.
@@ -269,4 +290,23 @@ func (l *loop) resolve(row *trackedRow, ok bool, now time.Time) {
 	row.ok = ok
 	row.resolvedAt = now
 	l.resolved = append(l.resolved, row)
+}
+
+// invalidBatchPublishers remembers the publishers already logged for a
+// wrong result count, so that several dispatchers sharing one publisher log
+// it once.
+var invalidBatchPublishers sync.Map
+
+// firstInvalidBatch reports whether the publisher's wrong result count is
+// to be logged: the first time for the publisher when it can be a map key
+// (a pointer, as publishers are), else the first time for this dispatcher.
+func (d *Dispatcher) firstInvalidBatch() bool {
+	if !d.invalidLogged.CompareAndSwap(false, true) {
+		return false
+	}
+	if !reflect.TypeOf(d.pub).Comparable() {
+		return true
+	}
+	_, seen := invalidBatchPublishers.LoadOrStore(d.pub, struct{}{})
+	return !seen
 }

@@ -27,7 +27,7 @@ import (
 
 func main() {
 	_ = outbox.DefaultSettings()
-	_ = memstore.New()
+	_, _ = memstore.New()
 	_ = reliar.NewMessageID()
 }
 SRC

@@ -24,6 +24,7 @@ const (
 	keyMessageType = attribute.Key("reliar.message_type")
 	keyFailureKind = attribute.Key("reliar.failure_kind")
 	keyDeadReason  = attribute.Key("reliar.dead_reason")
+	keyCall        = attribute.Key("reliar.call")
 )
 
 // Metrics implements outbox.Metrics with OpenTelemetry instruments. Make one
@@ -45,6 +46,8 @@ type Metrics struct {
 	abandoned              metric.Int64Counter
 	releasedAtDrain        metric.Int64Counter
 	redeliveryOutsideDedup metric.Int64Counter
+	callsGivenUp           metric.Int64Counter
+	invalidBatchResults    metric.Int64Counter
 	publishDuration        metric.Float64Histogram
 
 	gauges       gauges
@@ -106,6 +109,8 @@ func (m *Metrics) counters(meter metric.Meter) error {
 	m.abandoned = counter("reliar.outbox.abandoned", "{message}", "Rows whose outcome could not be written for a whole lease, left to their lease.")
 	m.releasedAtDrain = counter("reliar.outbox.released_at_drain", "{message}", "Rows released at shutdown.")
 	m.redeliveryOutsideDedup = counter("reliar.outbox.redelivery_outside_dedup", "{message}", "Redeliveries that fell outside the broker's deduplication window.")
+	m.callsGivenUp = counter("reliar.outbox.calls_given_up", "{call}", "Publish and store calls that ignored their context past their deadline and were given up, by call.")
+	m.invalidBatchResults = counter("reliar.outbox.invalid_batch_results", "{call}", "PublishBatch calls that returned a result slice of the wrong length.")
 	h, err := meter.Float64Histogram("reliar.outbox.publish.duration",
 		metric.WithUnit("s"),
 		metric.WithDescription("Duration of publish calls, successful or not, by message type."),
@@ -184,6 +189,15 @@ func (m *Metrics) ReleasedAtDrain(n int) { m.add(m.releasedAtDrain, n, m.plain) 
 // broker's deduplication window had passed, so that a consumer may see them
 // twice.
 func (m *Metrics) RedeliveryOutsideDedup(n int) { m.add(m.redeliveryOutsideDedup, n, m.plain) }
+
+// CallGivenUp counts a call the dispatcher stopped waiting for, by call.
+func (m *Metrics) CallGivenUp(call string) {
+	m.callsGivenUp.Add(context.Background(), 1, metric.WithAttributes(append(m.attrs[:len(m.attrs):len(m.attrs)], keyCall.String(validUTF8(call)))...))
+}
+
+// InvalidBatchResults counts a PublishBatch call that returned the wrong
+// number of results.
+func (m *Metrics) InvalidBatchResults(int) { m.add(m.invalidBatchResults, 1, m.plain) }
 
 // BreakerOpen records the breaker's state for reliar.outbox.breaker.open.
 func (m *Metrics) BreakerOpen(open bool) { m.gauges.setBreaker(open) }

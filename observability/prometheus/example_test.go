@@ -41,11 +41,13 @@ func ExampleNew() {
 	// Output:
 	// reliar_outbox_abandoned_total
 	// reliar_outbox_breaker_open
+	// reliar_outbox_calls_given_up_total
 	// reliar_outbox_claimed_total
 	// reliar_outbox_dead
 	// reliar_outbox_dead_total
 	// reliar_outbox_due
 	// reliar_outbox_expired_pending
+	// reliar_outbox_invalid_batch_results_total
 	// reliar_outbox_lease_renewal_shortfall_total
 	// reliar_outbox_leased
 	// reliar_outbox_oldest_due_age_seconds

@@ -2,6 +2,7 @@ package prometheus
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,6 +39,8 @@ type Metrics struct {
 	abandoned              prometheus.Counter
 	releasedAtDrain        prometheus.Counter
 	redeliveryOutsideDedup prometheus.Counter
+	callsGivenUp           *prometheus.CounterVec
+	invalidBatchResults    prometheus.Counter
 	publishDuration        *prometheus.HistogramVec
 
 	pending        prometheus.Gauge
@@ -105,6 +108,8 @@ func newMetrics(cfg config) *Metrics {
 		abandoned:              counter("abandoned_total", "Rows whose outcome could not be written for a whole lease, left to their lease."),
 		releasedAtDrain:        counter("released_at_drain_total", "Rows released at shutdown."),
 		redeliveryOutsideDedup: counter("redelivery_outside_dedup_total", "Redeliveries that fell outside the broker's deduplication window."),
+		callsGivenUp:           counterVec("calls_given_up_total", "Publish and store calls that ignored their context past their deadline and were given up, by call.", "call"),
+		invalidBatchResults:    counter("invalid_batch_results_total", "PublishBatch calls that returned a result slice of the wrong length (every row failed transiently)."),
 		publishDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: namespace, Subsystem: subsystem, Name: "publish_duration_seconds",
 			Help:        "Duration of publish calls, successful or not, by message type.",
@@ -122,7 +127,7 @@ func newMetrics(cfg config) *Metrics {
 	m.collectors = []prometheus.Collector{
 		m.claimed, m.published, m.publishFailures, m.retried, m.dead,
 		m.outcomeWriteFailures, m.leaseShortfall, m.abandoned, m.releasedAtDrain,
-		m.redeliveryOutsideDedup, m.publishDuration,
+		m.redeliveryOutsideDedup, m.callsGivenUp, m.invalidBatchResults, m.publishDuration,
 		m.pending, m.due, m.leased, m.scheduled, m.deadRows, m.expiredPending,
 		m.oldestDueAge, m.breakerOpen,
 	}
@@ -159,7 +164,13 @@ func (m *Metrics) declare(types []string) {
 	for _, r := range knownReasons {
 		m.dead.WithLabelValues(string(r))
 	}
+	for _, c := range knownCalls {
+		m.callsGivenUp.WithLabelValues(c)
+	}
 }
+
+// knownCalls are the calls the dispatcher can give up (Metrics.CallGivenUp).
+var knownCalls = []string{"publish", "claim", "outcome", "renew", "release", "stats", "subscribe"}
 
 // Unregister removes every family from the Registerer New was given. It
 // reports whether all of them were registered.
@@ -202,6 +213,19 @@ func (m *Metrics) OutcomeWriteFailed(n int) { add(m.outcomeWriteFailures, n) }
 
 // LeaseShortfall counts n rows a lease renewal did not extend.
 func (m *Metrics) LeaseShortfall(n int) { add(m.leaseShortfall, n) }
+
+// CallGivenUp counts a call the dispatcher stopped waiting for. A call name
+// outside the known set is counted as "other".
+func (m *Metrics) CallGivenUp(call string) {
+	if !slices.Contains(knownCalls, call) {
+		call = "other"
+	}
+	m.callsGivenUp.WithLabelValues(call).Inc()
+}
+
+// InvalidBatchResults counts a PublishBatch call that returned the wrong
+// number of results.
+func (m *Metrics) InvalidBatchResults(int) { m.invalidBatchResults.Inc() }
 
 // Abandoned counts n rows left to their lease.
 func (m *Metrics) Abandoned(n int) { add(m.abandoned, n) }

@@ -22,11 +22,13 @@ import (
 var familyNames = []string{
 	"reliar_outbox_abandoned_total",
 	"reliar_outbox_breaker_open",
+	"reliar_outbox_calls_given_up_total",
 	"reliar_outbox_claimed_total",
 	"reliar_outbox_dead",
 	"reliar_outbox_dead_total",
 	"reliar_outbox_due",
 	"reliar_outbox_expired_pending",
+	"reliar_outbox_invalid_batch_results_total",
 	"reliar_outbox_lease_renewal_shortfall_total",
 	"reliar_outbox_leased",
 	"reliar_outbox_oldest_due_age_seconds",
@@ -103,6 +105,9 @@ func TestMetricsMove(t *testing.T) {
 		{"abandoned", func(m *reliarprom.Metrics) { m.Abandoned(1) }, "reliar_outbox_abandoned_total", nil, 1},
 		{"released at drain", func(m *reliarprom.Metrics) { m.ReleasedAtDrain(7) }, "reliar_outbox_released_at_drain_total", nil, 7},
 		{"redelivery outside dedup", func(m *reliarprom.Metrics) { m.RedeliveryOutsideDedup(2) }, "reliar_outbox_redelivery_outside_dedup_total", nil, 2},
+		{"call given up", func(m *reliarprom.Metrics) { m.CallGivenUp("publish"); m.CallGivenUp("publish") }, "reliar_outbox_calls_given_up_total", map[string]string{"call": "publish"}, 2},
+		{"unknown call given up", func(m *reliarprom.Metrics) { m.CallGivenUp("weird\xff") }, "reliar_outbox_calls_given_up_total", map[string]string{"call": "other"}, 1},
+		{"invalid batch results", func(m *reliarprom.Metrics) { m.InvalidBatchResults(512) }, "reliar_outbox_invalid_batch_results_total", nil, 1},
 		{"breaker open", func(m *reliarprom.Metrics) { m.BreakerOpen(true) }, "reliar_outbox_breaker_open", nil, 1},
 		{"breaker closed again", func(m *reliarprom.Metrics) { m.BreakerOpen(true); m.BreakerOpen(false) }, "reliar_outbox_breaker_open", nil, 0},
 	}

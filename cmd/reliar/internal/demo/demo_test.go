@@ -125,7 +125,7 @@ func TestRunRuntimeFailures(t *testing.T) {
 	}{
 		{"unreachable database", Config{Messages: 10, DatabaseURL: "postgres://u:pw@127.0.0.1:1/x?connect_timeout=2"}, "connect to"},
 		{"unreachable NATS", Config{Messages: 10, NATSURL: "nats://127.0.0.1:1"}, "connect to NATS"},
-		{"bad dispatcher settings", Config{Messages: 10, Settings: &outboxSettingsZero}, "invalid settings"},
+		{"bad dispatcher settings", Config{Messages: 10, Settings: &outboxSettingsInvalid}, "invalid settings"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"github.com/reliar/reliar/outbox"
 )
 
-// outboxSettingsZero is invalid: every field is zero.
-var outboxSettingsZero outbox.Settings
+// outboxSettingsInvalid is invalid: a negative batch size.
+var outboxSettingsInvalid = outbox.Settings{BatchSize: -1}
 
 func TestTransactionsFor(t *testing.T) {
 	tests := []struct{ committed, want int }{

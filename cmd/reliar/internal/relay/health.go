@@ -94,7 +94,11 @@ func (r *readiness) problems() []string {
 			add("dispatcher %d: not running", i)
 		}
 		if h.BreakerOpen {
-			add("dispatcher %d: circuit breaker open", i)
+			if h.BreakerCause != "" {
+				add("dispatcher %d: circuit breaker open: %s", i, h.BreakerCause)
+			} else {
+				add("dispatcher %d: circuit breaker open", i)
+			}
 		}
 	}
 	return out
