@@ -10,9 +10,17 @@
 //		return err
 //	}
 //	defer m.Close()
+//	tr, err := reliarotel.NewTracer(tracerProvider, reliarotel.WithMessagingSystem("nats"))
+//	if err != nil {
+//		return err
+//	}
 //	d, err := outbox.New(store, pub, outbox.DefaultSettings(),
-//		outbox.WithMetrics(m),
-//		outbox.WithTracer(reliarotel.NewTracer(tracerProvider)))
+//		outbox.WithMetrics(m), outbox.WithTracer(tr))
+//
+// Both constructors take the same [Option] type. [WithAttributes] applies to
+// both; [WithMessagingSystem] only to NewTracer and [WithMaxMessageTypes]
+// only to NewMetrics: given to the other constructor, an option makes it fail
+// with [ErrInvalidOption].
 //
 // # Spans
 //

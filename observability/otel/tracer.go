@@ -2,6 +2,7 @@ package otel
 
 import (
 	"context"
+	"slices"
 
 	global "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -36,32 +37,41 @@ const (
 // Tracer implements outbox.Tracer with an OpenTelemetry tracer. Make one
 // with NewTracer; it is safe for concurrent use.
 type Tracer struct {
-	tracer       trace.Tracer
+	tracer trace.Tracer
+	// common are the WithAttributes attributes, on every span; publishAttrs
+	// are those and messaging.system, on publish spans.
+	common       []attribute.KeyValue
 	publishAttrs []attribute.KeyValue
 }
 
 var _ outbox.Tracer = (*Tracer)(nil)
 
 // NewTracer returns a Tracer whose spans come from tp (nil means the global
-// TracerProvider), under the instrumentation scope ScopeName.
-func NewTracer(tp trace.TracerProvider, opts ...TracerOption) *Tracer {
+// TracerProvider), under the instrumentation scope ScopeName. It accepts
+// WithMessagingSystem and WithAttributes; any other Option, or a bad one,
+// makes it fail with an error wrapping ErrInvalidOption.
+func NewTracer(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
+	o, err := newOptions(forTracer, opts)
+	if err != nil {
+		return nil, err
+	}
 	if tp == nil {
 		tp = global.GetTracerProvider()
 	}
-	t := &Tracer{tracer: tp.Tracer(ScopeName)}
-	for _, o := range opts {
-		if o != nil {
-			o(t)
-		}
+	t := &Tracer{tracer: tp.Tracer(ScopeName), common: o.attrs}
+	t.publishAttrs = slices.Clip(o.attrs)
+	if o.messagingSystem != "" {
+		t.publishAttrs = append(t.publishAttrs, semconv.MessagingSystemKey.String(o.messagingSystem))
 	}
-	return t
+	return t, nil
 }
 
 // StartClaim opens a "reliar.outbox.claim" span, a child of ctx's span.
 func (t *Tracer) StartClaim(ctx context.Context, worker string, requested int) (context.Context, outbox.Span) {
 	ctx, s := t.tracer.Start(ctx, ClaimSpanName,
 		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(keyWorkerID.String(worker), keyClaimRequested.Int(requested)))
+		trace.WithAttributes(keyWorkerID.String(worker), keyClaimRequested.Int(requested)),
+		trace.WithAttributes(t.common...))
 	return ctx, span{s}
 }
 

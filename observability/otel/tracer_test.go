@@ -24,7 +24,7 @@ const (
 
 // newTracer returns a Tracer over an SDK provider whose ended spans the
 // recorder keeps.
-func newTracer(t *testing.T, opts ...reliarotel.TracerOption) (*reliarotel.Tracer, *tracetest.SpanRecorder, *sdktrace.TracerProvider) {
+func newTracer(t *testing.T, opts ...reliarotel.Option) (*reliarotel.Tracer, *tracetest.SpanRecorder, *sdktrace.TracerProvider) {
 	t.Helper()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -33,7 +33,11 @@ func newTracer(t *testing.T, opts ...reliarotel.TracerOption) (*reliarotel.Trace
 			t.Errorf("TracerProvider.Shutdown: %v", err)
 		}
 	})
-	return reliarotel.NewTracer(tp, opts...), rec, tp
+	tr, err := reliarotel.NewTracer(tp, opts...)
+	if err != nil {
+		t.Fatalf("NewTracer: %v", err)
+	}
+	return tr, rec, tp
 }
 
 func onlySpan(t *testing.T, rec *tracetest.SpanRecorder) sdktrace.ReadOnlySpan {
@@ -272,7 +276,10 @@ func TestNewTracerNilProviderUsesGlobal(t *testing.T) {
 	t.Parallel()
 	// The global provider is a no-op until set: spans open and end, and the
 	// enqueue context still becomes the returned context's.
-	tr := reliarotel.NewTracer(nil)
+	tr, err := reliarotel.NewTracer(nil)
+	if err != nil {
+		t.Fatalf("NewTracer(nil): %v", err)
+	}
 	ctx, s := tr.StartPublish(context.Background(), envelope("00-"+enqueueTraceID+"-"+enqueueSpanID+"-01", ""))
 	s.End(errors.New("boom"))
 	if got := trace.SpanContextFromContext(ctx).TraceID().String(); got != enqueueTraceID {
