@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +33,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return exitcode.UsageError(err)
 	}
 	log := cfg.logger()
+	tel, err := startTelemetry(ctx, os.LookupEnv, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer tel.shutdown()
 	var sink outbox.EventSink
 	if cfg.EventsFile != "" {
 		events, err := openEvents(cfg.EventsFile)
@@ -73,7 +79,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	}
 	defer d.close(log)
-	w, err := newWorkers(cfg, d, metrics, sink, log)
+	w, err := newWorkers(cfg, d, tel.wrap(metrics), sink, log, tel.options()...)
 	if err != nil {
 		return err
 	}
@@ -95,7 +101,7 @@ type workers struct {
 
 // newWorkers makes the dispatchers and the maintainer. Settings the store
 // cannot honour (per-key ordering) are bad input.
-func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, log *slog.Logger) (*workers, error) {
+func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, log *slog.Logger, extra ...outbox.Option) (*workers, error) {
 	n := cfg.dispatchers()
 	w := &workers{
 		dispatchers: make([]*outbox.Dispatcher, n),
@@ -120,6 +126,7 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 		if sink != nil {
 			opts = append(opts, outbox.WithEvents(sink))
 		}
+		opts = append(opts, extra...)
 		disp, err := outbox.New(d.store, d.broker.Publisher, s, opts...)
 		if err != nil {
 			return nil, exitcode.UsageError(err)
