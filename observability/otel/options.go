@@ -86,8 +86,7 @@ func WithMaxMessageTypes(n int) Option {
 // every span (NewTracer), for example the outbox table's name. They must be
 // valid and must not use a key the instruments or spans set themselves
 // (reliar.message_type, reliar.failure_kind, reliar.dead_reason,
-// reliar.worker.id, reliar.claim.requested, reliar.attempt,
-// reliar.outcome.*, messaging.*).
+// reliar.worker.id, reliar.claim.requested, reliar.attempt, messaging.*).
 func WithAttributes(attrs ...attribute.KeyValue) Option {
 	return func(o *options) error {
 		for _, kv := range attrs {
@@ -109,12 +108,13 @@ func reservedKey(k attribute.Key) bool {
 	case keyMessageType, keyFailureKind, keyDeadReason, keyWorkerID, keyClaimRequested, keyAttempt:
 		return true
 	}
-	return strings.HasPrefix(string(k), "messaging.") || strings.HasPrefix(string(k), "reliar.outcome.")
+	return strings.HasPrefix(string(k), "messaging.")
 }
 
-// WithMessagingSystem sets the messaging.system attribute of publish spans,
-// for example "kafka" or "rabbitmq", naming the broker the publisher writes
-// to. system must be non-empty valid UTF-8. It applies to NewTracer only.
+// WithMessagingSystem sets the messaging.system attribute of publish and
+// outcome spans, for example "kafka" or "rabbitmq", naming the broker the
+// publisher writes to. system must be non-empty valid UTF-8. It applies to
+// NewTracer only.
 func WithMessagingSystem(system string) Option {
 	return func(o *options) error {
 		if err := o.only("WithMessagingSystem", forTracer); err != nil {

@@ -286,3 +286,39 @@ func TestNewTracerNilProviderUsesGlobal(t *testing.T) {
 		t.Fatalf("context trace id %s, want %s", got, enqueueTraceID)
 	}
 }
+
+func TestOutcomeSpan(t *testing.T) {
+	t.Parallel()
+	tr, rec, tp := newTracer(t, reliarotel.WithMessagingSystem("nats"))
+	ctx, outer := tp.Tracer("dispatcher").Start(context.Background(), "run")
+	_, s := tr.StartOutcomeWrite(ctx, "complete", 12)
+	s.End(nil)
+	_, s = tr.StartOutcomeWrite(ctx, "fail", 2)
+	s.End(errors.New("connection reset"))
+	outer.End()
+
+	ended := rec.Ended()
+	if len(ended) != 3 {
+		t.Fatalf("%d spans ended, want 3", len(ended))
+	}
+	for i, want := range []struct {
+		op   string
+		rows int64
+	}{{"complete", 12}, {"fail", 2}} {
+		got := ended[i]
+		if got.Name() != reliarotel.OutcomeSpanName || got.SpanKind() != trace.SpanKindInternal {
+			t.Fatalf("span %q kind %v, want %s, internal", got.Name(), got.SpanKind(), reliarotel.OutcomeSpanName)
+		}
+		if got.Parent().SpanID() != outer.SpanContext().SpanID() {
+			t.Errorf("outcome span parent %s, want the dispatcher's span", got.Parent().SpanID())
+		}
+		a := attrs(got)
+		if a["messaging.operation.name"].AsString() != want.op || a["messaging.operation.type"].AsString() != "settle" ||
+			a["messaging.batch.message_count"].AsInt64() != want.rows || a["messaging.system"].AsString() != "nats" {
+			t.Errorf("attributes %v, want %s, settle, %d rows, nats", got.Attributes(), want.op, want.rows)
+		}
+	}
+	if failed := ended[1]; failed.Status().Code != codes.Error || attrs(failed)["reliar.failure_kind"].AsString() != "transient" {
+		t.Errorf("failed write: status %+v, attributes %v; want Error, transient", failed.Status(), failed.Attributes())
+	}
+}
