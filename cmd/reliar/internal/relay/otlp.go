@@ -237,15 +237,18 @@ func (t *telemetry) shutdownWithin(ctx context.Context) {
 }
 
 // installOTelLogging routes the OpenTelemetry SDK's own logs and errors to
-// the relay's logger: its logs at their level, its errors (an export that
-// failed, a partial success) at debug, the first one at warn. Export
-// failures are reported by exportHealth, once per outage.
+// the relay's logger: its logs at their level, its errors (a partial
+// success, a dropped measurement) at debug, the first one at warn. Export
+// failures are reported by exportHealth, once per outage, and a flush cut
+// short at shutdown is no news.
 func installOTelLogging(log *slog.Logger) {
 	global.SetLogger(logr.FromSlogHandler(log.Handler()))
 	var once sync.Once
 	global.SetErrorHandler(global.ErrorHandlerFunc(func(err error) {
 		level := slog.LevelDebug
-		once.Do(func() { level = slog.LevelWarn })
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			once.Do(func() { level = slog.LevelWarn })
+		}
 		log.Log(context.Background(), level, "OpenTelemetry", "error", err)
 	}))
 }
