@@ -166,10 +166,7 @@ func messagingSystem(kind string) string {
 // drainBudget is the dispatchers' drain timeout, within which the flush at
 // shutdown must end.
 func drainBudget(s outbox.Settings) time.Duration {
-	if s.DrainTimeout > 0 {
-		return s.DrainTimeout
-	}
-	return outbox.DefaultSettings().DrainTimeout
+	return s.WithDefaults().DrainTimeout
 }
 
 // wrap returns the dispatchers' metrics: m and, when metrics are exported,

@@ -1,6 +1,7 @@
 // Package relay is the engine of `reliar relay`: dispatchers and the
 // maintainer over one outbox table, as a process of their own, with
-// /metrics, /healthz and /readyz.
+// /metrics, /healthz and /readyz, and an OTLP export of traces and metrics
+// when the standard OTEL_* variables name a collector (otlp.go).
 //
 // [Run] serves the HTTP endpoints first, then waits for the store (reachable
 // and migrated — it never migrates unless told to) and the broker, answering
