@@ -3,10 +3,13 @@ package main
 import (
 	"compress/gzip"
 	"context"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -16,6 +19,7 @@ import (
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 )
@@ -25,7 +29,8 @@ import (
 // /v1/metrics over HTTP with protobuf bodies. It keeps what it receives.
 type otlpReceiver struct {
 	grpcAddr string // host:port of the gRPC server
-	httpURL  string // http://host:port of the HTTP server
+	httpURL  string // http(s)://host:port of the HTTP server
+	caFile   string // the PEM file of the servers' certificate, with TLS
 
 	mu       sync.Mutex
 	spans    []receivedSpan
@@ -43,17 +48,42 @@ type receivedSpan struct {
 	scope string
 }
 
-// startOTLPReceiver starts both servers; they stop when the test ends. The
-// values of the request headers named in wantHeaders are kept.
+// startOTLPReceiver starts both servers without TLS; they stop when the
+// test ends. The values of the request headers named in wantHeaders are
+// kept.
 func startOTLPReceiver(t *testing.T, wantHeaders ...string) *otlpReceiver {
 	t.Helper()
+	return startReceiver(t, false, wantHeaders)
+}
+
+// startReceiver is startOTLPReceiver, with TLS on both servers when withTLS
+// is set, under a certificate for 127.0.0.1 whose PEM file caFile names.
+func startReceiver(t *testing.T, withTLS bool, wantHeaders []string) *otlpReceiver {
+	t.Helper()
 	r := &otlpReceiver{metrics: map[string]*metricspb.Metric{}, headers: map[string]string{}, requests: map[string]int{}, wantHeaders: wantHeaders}
+
+	hs := httptest.NewUnstartedServer(http.NewServeMux())
+	var grpcOpts []grpc.ServerOption
+	if withTLS {
+		hs.StartTLS()
+		cert := hs.TLS.Certificates[0]
+		grpcOpts = append(grpcOpts, grpc.Creds(credentials.NewServerTLSFromCert(&cert)))
+		r.caFile = filepath.Join(t.TempDir(), "ca.pem")
+		pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hs.Certificate().Raw})
+		if err := os.WriteFile(r.caFile, pemBytes, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		hs.Start()
+	}
+	t.Cleanup(hs.Close)
+	r.httpURL = hs.URL
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(grpcOpts...)
 	coltracepb.RegisterTraceServiceServer(srv, grpcTraces{r: r})
 	colmetricspb.RegisterMetricsServiceServer(srv, grpcMetrics{r: r})
 	served := make(chan struct{})
@@ -67,7 +97,7 @@ func startOTLPReceiver(t *testing.T, wantHeaders ...string) *otlpReceiver {
 	})
 	r.grpcAddr = ln.Addr().String()
 
-	mux := http.NewServeMux()
+	mux := hs.Config.Handler.(*http.ServeMux)
 	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, req *http.Request) {
 		var in coltracepb.ExportTraceServiceRequest
 		if !readProto(t, w, req, &in) {
@@ -84,9 +114,6 @@ func startOTLPReceiver(t *testing.T, wantHeaders ...string) *otlpReceiver {
 		r.gotMetrics("http metrics", &in, func(k string) string { return req.Header.Get(k) })
 		writeProto(w, &colmetricspb.ExportMetricsServiceResponse{})
 	})
-	hs := httptest.NewServer(mux)
-	t.Cleanup(hs.Close)
-	r.httpURL = hs.URL
 	return r
 }
 

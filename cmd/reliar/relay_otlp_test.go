@@ -108,31 +108,41 @@ func TestRelayExportsOTLP(t *testing.T) {
 	const messages = 20
 	tests := []struct {
 		name string
+		tls  bool
 		env  func(r *otlpReceiver) []string
 		// traces and metrics are the receiver's endpoints that must get
 		// each signal.
 		traces, metrics string
 	}{
-		{"grpc", func(r *otlpReceiver) []string {
+		{"grpc", false, func(r *otlpReceiver) []string {
 			return []string{"OTEL_EXPORTER_OTLP_PROTOCOL=grpc", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + r.grpcAddr}
 		}, "grpc traces", "grpc metrics"},
-		{"http/protobuf", func(r *otlpReceiver) []string {
+		{"http/protobuf", false, func(r *otlpReceiver) []string {
 			return []string{"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT=" + r.httpURL}
 		}, "http traces", "http metrics"},
 		// Per-signal variables win over the general ones; a per-signal
 		// HTTP endpoint is used as it is, and the protocol defaults to
 		// http/protobuf.
-		{"per signal", func(r *otlpReceiver) []string {
+		{"per signal", false, func(r *otlpReceiver) []string {
 			return []string{
 				"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1",
 				"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://" + r.grpcAddr,
 				"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT=" + r.httpURL + "/v1/metrics",
 			}
 		}, "grpc traces", "http metrics"},
+		// An https endpoint is TLS, trusting the CA of
+		// OTEL_EXPORTER_OTLP_CERTIFICATE.
+		{"tls", true, func(r *otlpReceiver) []string {
+			return []string{
+				"OTEL_EXPORTER_OTLP_CERTIFICATE=" + r.caFile,
+				"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=https://" + r.grpcAddr,
+				"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL=http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT=" + r.httpURL,
+			}
+		}, "grpc traces", "http metrics"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.ReplaceAll(tt.name, "/", "_"), func(t *testing.T) {
-			rcv := startOTLPReceiver(t, "authorization")
+			rcv := startReceiver(t, tt.tls, []string{"authorization"})
 			db, js := newPG(t), newJetStream(t)
 			db.migrate(t)
 			sent := enqueueTraced(t, db, messages)
