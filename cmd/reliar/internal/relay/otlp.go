@@ -40,10 +40,11 @@ type telemetry struct {
 	// traceHealth and metricHealth watch each signal's exports.
 	traceHealth, metricHealth *exportHealth
 	// budget bounds the flush at shutdown, counted from when the relay was
-	// told to stop.
-	budget   time.Duration
-	stopped  chan time.Time
-	stopOnce func() bool
+	// told to stop: stopped receives that time, unless unwatch stops the
+	// watch first.
+	budget  time.Duration
+	stopped chan time.Time
+	unwatch func() bool
 }
 
 // startTelemetry reads the OTEL_* variables through lookup and, when they
@@ -101,7 +102,7 @@ func startTelemetry(ctx context.Context, lookup func(string) (string, bool), cfg
 			return nil, exitcode.FailureError(fmt.Errorf("OpenTelemetry metrics: %w", err))
 		}
 	}
-	t.stopOnce = context.AfterFunc(ctx, func() { t.stopped <- time.Now() })
+	t.unwatch = context.AfterFunc(ctx, func() { t.stopped <- time.Now() })
 	for _, s := range []*otelSignal{plan.traces, plan.metrics} {
 		if s != nil {
 			log.Info("relay exporting OpenTelemetry "+s.name, "protocol", s.protocol, "endpoint", s.endpoint)
@@ -196,7 +197,7 @@ func (t *telemetry) shutdown() {
 		return
 	}
 	stoppedAt := time.Now()
-	if !t.stopOnce() {
+	if !t.unwatch() {
 		stoppedAt = <-t.stopped
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), stoppedAt.Add(t.budget))
