@@ -33,7 +33,10 @@ func BenchmarkPublished(b *testing.B) {
 func BenchmarkStartPublish(b *testing.B) {
 	tp := sdktrace.NewTracerProvider()
 	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	tr := reliarotel.NewTracer(tp)
+	tr, err := reliarotel.NewTracer(tp)
+	if err != nil {
+		b.Fatal(err)
+	}
 	env := envelope("00-"+enqueueTraceID+"-"+enqueueSpanID+"-01", "")
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,5 +1,6 @@
 // Package otel connects Reliar to OpenTelemetry: the outbox's metrics,
-// claim and publish spans, and the capture of the trace context at enqueue.
+// claim, publish and outcome spans, and the capture of the trace context at
+// enqueue.
 //
 //	// At start-up, once: enqueue records the active span's W3C trace context
 //	// in each message's metadata.
@@ -10,9 +11,17 @@
 //		return err
 //	}
 //	defer m.Close()
+//	tr, err := reliarotel.NewTracer(tracerProvider, reliarotel.WithMessagingSystem("nats"))
+//	if err != nil {
+//		return err
+//	}
 //	d, err := outbox.New(store, pub, outbox.DefaultSettings(),
-//		outbox.WithMetrics(m),
-//		outbox.WithTracer(reliarotel.NewTracer(tracerProvider)))
+//		outbox.WithMetrics(m), outbox.WithTracer(tr))
+//
+// Both constructors take the same [Option] type. [WithAttributes] applies to
+// both; [WithMessagingSystem] only to NewTracer and [WithMaxMessageTypes]
+// only to NewMetrics: given to the other constructor, an option makes it fail
+// with [ErrInvalidOption].
 //
 // # Spans
 //
@@ -31,6 +40,13 @@
 // it rather than descending from it. A message without a usable trace
 // context gets the dispatcher's context as parent, a new root when it has no
 // span.
+//
+// "reliar.outbox.outcome" wraps each store call recording outcomes, a child
+// of the dispatcher's context, with attributes messaging.operation.name (the
+// write: "complete" or "fail"), messaging.operation.type ("settle"),
+// messaging.batch.message_count (the rows written) and messaging.system.
+//
+// [WithAttributes] adds its attributes to every span.
 //
 // A span that ends with an error records it (RecordError), takes status
 // Error with the sanitized error text, and gets reliar.failure_kind
@@ -77,4 +93,13 @@
 // reliar.message_type is the only open-ended attribute: past
 // [WithMaxMessageTypes] distinct types (100 by default) further types are
 // recorded as [OtherMessageType].
+//
+// # The relay
+//
+// The standalone relay (reliar relay) uses this package when the standard
+// OTEL_* variables name an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or a
+// per-signal one): it exports these spans and metrics over OTLP, gRPC or
+// HTTP/protobuf as OTEL_EXPORTER_OTLP_PROTOCOL says, next to its Prometheus
+// /metrics, with messaging.system set from its broker URL. Without an
+// endpoint variable it exports nothing.
 package otel

@@ -25,7 +25,10 @@ func ExampleNewTracer() {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	defer func() { _ = tp.Shutdown(context.Background()) }()
-	tracer := reliarotel.NewTracer(tp, reliarotel.WithMessagingSystem("kafka"))
+	tracer, err := reliarotel.NewTracer(tp, reliarotel.WithMessagingSystem("kafka"))
+	if err != nil {
+		panic(err)
+	}
 
 	env := &reliar.SerializedEnvelope{ID: reliar.NewMessageID(), MessageType: "orders.placed", Attempt: 1}
 	env.Metadata.Trace.Traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"

@@ -58,19 +58,16 @@ var _ outbox.Metrics = (*Metrics)(nil)
 
 // NewMetrics creates the reliar.outbox.* instruments on meter (nil means the
 // global MeterProvider's meter named ScopeName) and registers the callback
-// that feeds the gauges. Call Close to unregister it.
-func NewMetrics(meter metric.Meter, opts ...MetricsOption) (*Metrics, error) {
+// that feeds the gauges. Call Close to unregister it. It accepts
+// WithMaxMessageTypes and WithAttributes; any other Option, or a bad one,
+// makes it fail with an error wrapping ErrInvalidOption.
+func NewMetrics(meter metric.Meter, opts ...Option) (*Metrics, error) {
+	cfg, err := newOptions(forMetrics, opts)
+	if err != nil {
+		return nil, err
+	}
 	if meter == nil {
 		meter = global.GetMeterProvider().Meter(ScopeName)
-	}
-	cfg := metricsConfig{maxMessageTypes: DefaultMaxMessageTypes}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&cfg); err != nil {
-			return nil, err
-		}
 	}
 	m := &Metrics{
 		attrs: cfg.attrs,

@@ -24,7 +24,7 @@ type meterFixture struct {
 	reader *sdkmetric.ManualReader
 }
 
-func newMeter(t *testing.T, opts ...reliarotel.MetricsOption) meterFixture {
+func newMeter(t *testing.T, opts ...reliarotel.Option) meterFixture {
 	t.Helper()
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
@@ -325,7 +325,7 @@ func TestInvalidMetricsOptions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		opt  reliarotel.MetricsOption
+		opt  reliarotel.Option
 	}{
 		{"zero max types", reliarotel.WithMaxMessageTypes(0)},
 		{"negative max types", reliarotel.WithMaxMessageTypes(-3)},

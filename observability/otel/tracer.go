@@ -2,6 +2,7 @@ package otel
 
 import (
 	"context"
+	"slices"
 
 	global "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -29,48 +30,63 @@ const (
 	keyWorkerID       = attribute.Key("reliar.worker.id")
 	keyClaimRequested = attribute.Key("reliar.claim.requested")
 	keyAttempt        = attribute.Key("reliar.attempt")
-	keyOutcomeOp      = attribute.Key("reliar.outcome.operation")
-	keyOutcomeRows    = attribute.Key("reliar.outcome.rows")
 )
 
 // Tracer implements outbox.Tracer with an OpenTelemetry tracer. Make one
 // with NewTracer; it is safe for concurrent use.
 type Tracer struct {
-	tracer       trace.Tracer
-	publishAttrs []attribute.KeyValue
+	tracer trace.Tracer
+	// common are the WithAttributes attributes, on every span;
+	// messagingAttrs are those and messaging.system, on the publish and
+	// outcome spans.
+	common         []attribute.KeyValue
+	messagingAttrs []attribute.KeyValue
 }
 
 var _ outbox.Tracer = (*Tracer)(nil)
 
 // NewTracer returns a Tracer whose spans come from tp (nil means the global
-// TracerProvider), under the instrumentation scope ScopeName.
-func NewTracer(tp trace.TracerProvider, opts ...TracerOption) *Tracer {
+// TracerProvider), under the instrumentation scope ScopeName. It accepts
+// WithMessagingSystem and WithAttributes; any other Option, or a bad one,
+// makes it fail with an error wrapping ErrInvalidOption.
+func NewTracer(tp trace.TracerProvider, opts ...Option) (*Tracer, error) {
+	o, err := newOptions(forTracer, opts)
+	if err != nil {
+		return nil, err
+	}
 	if tp == nil {
 		tp = global.GetTracerProvider()
 	}
-	t := &Tracer{tracer: tp.Tracer(ScopeName)}
-	for _, o := range opts {
-		if o != nil {
-			o(t)
-		}
+	t := &Tracer{tracer: tp.Tracer(ScopeName), common: o.attrs}
+	t.messagingAttrs = slices.Clip(o.attrs)
+	if o.messagingSystem != "" {
+		t.messagingAttrs = append(t.messagingAttrs, semconv.MessagingSystemKey.String(o.messagingSystem))
 	}
-	return t
+	return t, nil
 }
 
 // StartClaim opens a "reliar.outbox.claim" span, a child of ctx's span.
 func (t *Tracer) StartClaim(ctx context.Context, worker string, requested int) (context.Context, outbox.Span) {
 	ctx, s := t.tracer.Start(ctx, ClaimSpanName,
 		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(keyWorkerID.String(worker), keyClaimRequested.Int(requested)))
+		trace.WithAttributes(keyWorkerID.String(worker), keyClaimRequested.Int(requested)),
+		trace.WithAttributes(t.common...))
 	return ctx, span{s}
 }
 
 // StartOutcomeWrite opens a "reliar.outbox.outcome" span around one store
-// call recording outcomes (op is "complete" or "fail").
+// call recording the outcomes of rows messages, a child of ctx's span. op
+// is the write, "complete" or "fail"; it becomes messaging.operation.name,
+// with messaging.operation.type "settle" (the messages' fate is recorded)
+// and messaging.batch.message_count rows.
 func (t *Tracer) StartOutcomeWrite(ctx context.Context, op string, rows int) (context.Context, outbox.Span) {
 	ctx, s := t.tracer.Start(ctx, OutcomeSpanName,
 		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(keyOutcomeOp.String(op), keyOutcomeRows.Int(rows)))
+		trace.WithAttributes(
+			semconv.MessagingOperationTypeSettle,
+			semconv.MessagingOperationName(validUTF8(op)),
+			semconv.MessagingBatchMessageCount(rows)),
+		trace.WithAttributes(t.messagingAttrs...))
 	return ctx, span{s}
 }
 
@@ -78,7 +94,7 @@ func (t *Tracer) StartOutcomeWrite(ctx context.Context, op string, rows int) (co
 // trace context captured at enqueue when env carries a valid one (linking to
 // ctx's span, if any), else a child of ctx's span.
 func (t *Tracer) StartPublish(ctx context.Context, env *reliar.SerializedEnvelope) (context.Context, outbox.Span) {
-	attrs := make([]attribute.KeyValue, 0, 7+len(t.publishAttrs))
+	attrs := make([]attribute.KeyValue, 0, 7+len(t.messagingAttrs))
 	attrs = append(attrs,
 		semconv.MessagingMessageID(env.ID.String()),
 		semconv.MessagingOperationTypeSend,
@@ -91,7 +107,7 @@ func (t *Tracer) StartPublish(ctx context.Context, env *reliar.SerializedEnvelop
 	if d := env.Metadata.Routing.Destination; d != "" {
 		attrs = append(attrs, semconv.MessagingDestinationName(validUTF8(d)))
 	}
-	attrs = append(attrs, t.publishAttrs...)
+	attrs = append(attrs, t.messagingAttrs...)
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(attrs...)}
 
 	if enqueued := enqueueSpanContext(env.Metadata.Trace); enqueued.IsValid() {

@@ -24,7 +24,7 @@ const (
 
 // newTracer returns a Tracer over an SDK provider whose ended spans the
 // recorder keeps.
-func newTracer(t *testing.T, opts ...reliarotel.TracerOption) (*reliarotel.Tracer, *tracetest.SpanRecorder, *sdktrace.TracerProvider) {
+func newTracer(t *testing.T, opts ...reliarotel.Option) (*reliarotel.Tracer, *tracetest.SpanRecorder, *sdktrace.TracerProvider) {
 	t.Helper()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -33,7 +33,11 @@ func newTracer(t *testing.T, opts ...reliarotel.TracerOption) (*reliarotel.Trace
 			t.Errorf("TracerProvider.Shutdown: %v", err)
 		}
 	})
-	return reliarotel.NewTracer(tp, opts...), rec, tp
+	tr, err := reliarotel.NewTracer(tp, opts...)
+	if err != nil {
+		t.Fatalf("NewTracer: %v", err)
+	}
+	return tr, rec, tp
 }
 
 func onlySpan(t *testing.T, rec *tracetest.SpanRecorder) sdktrace.ReadOnlySpan {
@@ -272,10 +276,49 @@ func TestNewTracerNilProviderUsesGlobal(t *testing.T) {
 	t.Parallel()
 	// The global provider is a no-op until set: spans open and end, and the
 	// enqueue context still becomes the returned context's.
-	tr := reliarotel.NewTracer(nil)
+	tr, err := reliarotel.NewTracer(nil)
+	if err != nil {
+		t.Fatalf("NewTracer(nil): %v", err)
+	}
 	ctx, s := tr.StartPublish(context.Background(), envelope("00-"+enqueueTraceID+"-"+enqueueSpanID+"-01", ""))
 	s.End(errors.New("boom"))
 	if got := trace.SpanContextFromContext(ctx).TraceID().String(); got != enqueueTraceID {
 		t.Fatalf("context trace id %s, want %s", got, enqueueTraceID)
+	}
+}
+
+func TestOutcomeSpan(t *testing.T) {
+	t.Parallel()
+	tr, rec, tp := newTracer(t, reliarotel.WithMessagingSystem("nats"))
+	ctx, outer := tp.Tracer("dispatcher").Start(context.Background(), "run")
+	_, s := tr.StartOutcomeWrite(ctx, "complete", 12)
+	s.End(nil)
+	_, s = tr.StartOutcomeWrite(ctx, "fail", 2)
+	s.End(errors.New("connection reset"))
+	outer.End()
+
+	ended := rec.Ended()
+	if len(ended) != 3 {
+		t.Fatalf("%d spans ended, want 3", len(ended))
+	}
+	for i, want := range []struct {
+		op   string
+		rows int64
+	}{{"complete", 12}, {"fail", 2}} {
+		got := ended[i]
+		if got.Name() != reliarotel.OutcomeSpanName || got.SpanKind() != trace.SpanKindInternal {
+			t.Fatalf("span %q kind %v, want %s, internal", got.Name(), got.SpanKind(), reliarotel.OutcomeSpanName)
+		}
+		if got.Parent().SpanID() != outer.SpanContext().SpanID() {
+			t.Errorf("outcome span parent %s, want the dispatcher's span", got.Parent().SpanID())
+		}
+		a := attrs(got)
+		if a["messaging.operation.name"].AsString() != want.op || a["messaging.operation.type"].AsString() != "settle" ||
+			a["messaging.batch.message_count"].AsInt64() != want.rows || a["messaging.system"].AsString() != "nats" {
+			t.Errorf("attributes %v, want %s, settle, %d rows, nats", got.Attributes(), want.op, want.rows)
+		}
+	}
+	if failed := ended[1]; failed.Status().Code != codes.Error || attrs(failed)["reliar.failure_kind"].AsString() != "transient" {
+		t.Errorf("failed write: status %+v, attributes %v; want Error, transient", failed.Status(), failed.Attributes())
 	}
 }

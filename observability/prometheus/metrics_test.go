@@ -342,6 +342,12 @@ func TestInvalidOptions(t *testing.T) {
 		{"repeated bucket", prometheus.NewRegistry(), reliarprom.WithBuckets(1, 1)},
 		{"const label kind", prometheus.NewRegistry(), reliarprom.WithConstLabels(prometheus.Labels{"kind": "x"})},
 		{"const label message_type", prometheus.NewRegistry(), reliarprom.WithConstLabels(prometheus.Labels{"message_type": "x"})},
+		{"reserved const label", prometheus.NewRegistry(), reliarprom.WithConstLabels(prometheus.Labels{"__reserved": "x"})},
+		{"empty const label name", prometheus.NewRegistry(), reliarprom.WithConstLabels(prometheus.Labels{"": "x"})},
+		{"const label value not UTF-8", prometheus.NewRegistry(), reliarprom.WithConstLabels(prometheus.Labels{"table": "a\xff"})},
+		{"empty declared type", prometheus.NewRegistry(), reliarprom.WithMessageTypes("orders.placed", "")},
+		{"declared type other", prometheus.NewRegistry(), reliarprom.WithMessageTypes(reliarprom.OtherMessageType)},
+		{"declared type not UTF-8", prometheus.NewRegistry(), reliarprom.WithMessageTypes("bad\xff")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -358,8 +364,8 @@ func TestInvalidConstLabelNameFailsRegistration(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewPedanticRegistry()
 	_, err := reliarprom.New(reg, reliarprom.WithConstLabels(prometheus.Labels{"__reserved": "x"}))
-	if err == nil {
-		t.Fatal("New with a reserved constant label name succeeded")
+	if !errors.Is(err, reliarprom.ErrInvalidOption) {
+		t.Fatalf("New with a reserved constant label name = %v, want ErrInvalidOption", err)
 	}
 	if got := families(t, reg); len(got) != 0 {
 		t.Fatalf("families after a failed New: %v", slices.Sorted(maps.Keys(got)))

@@ -1,6 +1,7 @@
 // Package relay is the engine of `reliar relay`: dispatchers and the
 // maintainer over one outbox table, as a process of their own, with
-// /metrics, /healthz and /readyz.
+// /metrics, /healthz and /readyz, and an OTLP export of traces and metrics
+// when the standard OTEL_* variables name a collector (otlp.go).
 //
 // [Run] serves the HTTP endpoints first, then waits for the store (reachable
 // and migrated — it never migrates unless told to) and the broker, answering
@@ -14,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +34,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return exitcode.UsageError(err)
 	}
 	log := cfg.logger()
+	tel, err := startTelemetry(ctx, os.LookupEnv, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer tel.shutdown()
 	var sink outbox.EventSink
 	if cfg.EventsFile != "" {
 		events, err := openEvents(cfg.EventsFile)
@@ -73,7 +80,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	}
 	defer d.close(log)
-	w, err := newWorkers(cfg, d, metrics, sink, log)
+	w, err := newWorkers(cfg, d, tel.wrap(metrics), sink, log, tel.options()...)
 	if err != nil {
 		return err
 	}
@@ -95,7 +102,7 @@ type workers struct {
 
 // newWorkers makes the dispatchers and the maintainer. Settings the store
 // cannot honour (per-key ordering) are bad input.
-func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, log *slog.Logger) (*workers, error) {
+func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, log *slog.Logger, extra ...outbox.Option) (*workers, error) {
 	n := cfg.dispatchers()
 	w := &workers{
 		dispatchers: make([]*outbox.Dispatcher, n),
@@ -120,6 +127,7 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 		if sink != nil {
 			opts = append(opts, outbox.WithEvents(sink))
 		}
+		opts = append(opts, extra...)
 		disp, err := outbox.New(d.store, d.broker.Publisher, s, opts...)
 		if err != nil {
 			return nil, exitcode.UsageError(err)
