@@ -84,3 +84,15 @@ func (f fanout) Stats(s outbox.Stats) {
 		m.Stats(s)
 	}
 }
+
+func (f fanout) CallGivenUp(call string) {
+	for _, m := range f {
+		m.CallGivenUp(call)
+	}
+}
+
+func (f fanout) InvalidBatchResults(n int) {
+	for _, m := range f {
+		m.InvalidBatchResults(n)
+	}
+}

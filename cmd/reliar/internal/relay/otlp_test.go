@@ -114,6 +114,8 @@ func (r *recorder) ReleasedAtDrain(int)                                     { r.
 func (r *recorder) BreakerOpen(bool)                                        { r.add("BreakerOpen") }
 func (r *recorder) RedeliveryOutsideDedup(int)                              { r.add("RedeliveryOutsideDedup") }
 func (r *recorder) Stats(outbox.Stats)                                      { r.add("Stats") }
+func (r *recorder) CallGivenUp(string)                                      { r.add("CallGivenUp") }
+func (r *recorder) InvalidBatchResults(int)                                 { r.add("InvalidBatchResults") }
 
 // TestFanoutFeedsEvery: every method of the fan-out reaches every Metrics.
 func TestFanoutFeedsEvery(t *testing.T) {
