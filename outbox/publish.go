@@ -44,17 +44,7 @@ func newPanicError(v any) *PanicError {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	return &PanicError{Value: truncateUTF8(s, 256)}
-}
-
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
+	return &PanicError{Value: outboxdriver.TruncateUTF8(s, 256)}
 }
 
 // startPublishes starts the queued rows. The concurrency slot is counted
@@ -264,7 +254,7 @@ func (l *loop) onPublishedRow(lease outboxdriver.Lease, err error, took time.Dur
 		l.nextClaim = now.Add(l.s.IdlePollInterval)
 	}
 	if l.breaker.open && (kind == reliar.FailureTransient || isPanic) {
-		cause := truncateUTF8(outboxdriver.SanitizeError(err.Error()), 512)
+		cause := outboxdriver.TruncateUTF8(outboxdriver.SanitizeError(err.Error()), 512)
 		l.d.updateHealth(func(h *Health) { h.BreakerCause = cause })
 	}
 	if l.breaker.open && kind == reliar.FailureTransient {

@@ -66,12 +66,17 @@ const MaxErrorBytes = 2048
 func SanitizeError(s string) string {
 	s = strings.ToValidUTF8(s, "")
 	s = strings.ReplaceAll(s, "\x00", "")
-	if len(s) <= MaxErrorBytes {
+	return TruncateUTF8(s, MaxErrorBytes)
+}
+
+// TruncateUTF8 returns the longest prefix of s of at most n bytes that does
+// not cut a UTF-8 sequence.
+func TruncateUTF8(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := MaxErrorBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return s[:cut]
+	return s[:n]
 }
