@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// dryRun writes the release tree to DIR/tree, the module proxy to DIR/proxy
+// (or --proxy) and the module list to DIR/modules.txt. It tags nothing and
+// writes nothing to the repository.
+func dryRun(cfg config, stdout io.Writer) error {
+	tree := filepath.Join(cfg.DryRun, "tree")
+	if entries, err := os.ReadDir(tree); err == nil && len(entries) > 0 {
+		return usageError{fmt.Errorf("--dry-run: %s is not empty", tree)}
+	}
+	proxy := proxyDir(cfg.Proxy)
+	if proxy == "" {
+		proxy = proxyDir(filepath.Join(cfg.DryRun, "proxy"))
+	}
+	if err := os.MkdirAll(tree, 0o755); err != nil {
+		return err
+	}
+	source := "the working tree"
+	stamp := time.Now()
+	if cfg.Rev == "" {
+		if err := exportWorkTree(cfg.Repo, tree); err != nil {
+			return err
+		}
+	} else {
+		sha, when, err := resolve(cfg.Repo, cfg.Rev)
+		if err != nil {
+			return err
+		}
+		if err := exportCommit(cfg.Repo, sha, tree); err != nil {
+			return err
+		}
+		source, stamp = cfg.Rev+" ("+sha[:12]+")", when
+	}
+	b, err := build(tree, proxy, cfg.Version, cfg.Modules, stamp)
+	if cerr := forget(cfg.Version); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := writeModuleList(filepath.Join(cfg.DryRun, "modules.txt"), b, cfg.Version); err != nil {
+		return err
+	}
+	var tags []string
+	for _, m := range b.Published {
+		tags = append(tags, tagName(m.Dir, cfg.Version))
+	}
+	fmt.Fprintf(stdout, "release: dry run of %s from %s: %d modules in %s, tree in %s\n",
+		cfg.Version, source, len(b.Published), proxy, tree)
+	fmt.Fprintf(stdout, "release: would tag %s\n", strings.Join(tags, " "))
+	return nil
+}
+
+// forget removes what the go command put in the module cache while tidying
+// the tree at version: the cache must not hold a version that is published
+// again, nor pile up the check's versions.
+func forget(version string) error {
+	cache, err := modCache()
+	if err != nil {
+		return err
+	}
+	_, err = cleanModCache(cache, []string{version})
+	return err
+}
+
+// resolve returns the full hash of rev's commit and its commit time.
+func resolve(repo, rev string) (string, time.Time, error) {
+	out, err := git(repo, "show", "-s", "--format=%H %cI", rev+"^{commit}")
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	sha, when, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	t, err := time.Parse(time.RFC3339, when)
+	return sha, t, err
+}
