@@ -7,9 +7,9 @@ GO ?= go
 TESTFLAGS ?= -race -count=1 -timeout 30m
 MODULES = $(shell $(GO) list -m -f '{{.Dir}}')
 
-.PHONY: test services vet fmt hygiene unit bench cover bench-peers bench-quick bench-check
+.PHONY: test services vet fmt hygiene unit bench cover bench-peers bench-quick bench-check release-check
 
-test: services fmt vet hygiene unit bench-check chaos-quick
+test: services fmt vet hygiene unit bench-check release-check chaos-quick
 
 services:
 	@bash scripts/services.sh
@@ -43,6 +43,16 @@ bench-quick:
 
 bench-check:
 	cd bench && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) test -race -count=1 ./...
+
+# The release tool (tools/release, outside go.work) and a module outside the
+# repository built against a dry-run release of this tree: go get of every
+# public module, the README tutorial, go install of the CLI and its demo, and
+# old stores against a newer root (scripts/release-check.sh, RELEASING.md).
+# The last line is `release-check: modules=N tutorial=ok install=ok demo=ok`.
+release-check:
+	@out=$$(gofmt -l tools/release); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
+	@cd tools/release && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) test -race -count=1 ./...
+	@bash scripts/release-check.sh
 
 # Chaos suite (chaos/, build tag chaos): every scenario runs the relay as a
 # child process against PostgreSQL and NATS JetStream with injected faults.
