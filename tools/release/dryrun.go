@@ -5,12 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
 
 // dryRun writes the release tree to DIR/tree, the module proxy to DIR/proxy
-// (or --proxy) and the module list to DIR/modules.txt. It tags nothing and
+// (or --proxy), the module list to DIR/modules.txt and the paths of the files
+// it rewrote to DIR/changed.txt. It tags nothing and
 // writes nothing to the repository.
 func dryRun(cfg config, stdout io.Writer) error {
 	tree := filepath.Join(cfg.DryRun, "tree")
@@ -50,12 +52,17 @@ func dryRun(cfg config, stdout io.Writer) error {
 	if err := writeModuleList(filepath.Join(cfg.DryRun, "modules.txt"), b, cfg.Version); err != nil {
 		return err
 	}
+	slices.Sort(b.Changed)
+	if err := os.WriteFile(filepath.Join(cfg.DryRun, "changed.txt"), []byte(strings.Join(b.Changed, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
 	var tags []string
 	for _, m := range b.Published {
 		tags = append(tags, tagName(m.Dir, cfg.Version))
 	}
 	fmt.Fprintf(stdout, "release: dry run of %s from %s: %d modules in %s, tree in %s\n",
 		cfg.Version, source, len(b.Published), proxy, tree)
+	fmt.Fprintf(stdout, "release: %d go.mod and go.sum files rewritten (listed in %s)\n", len(b.Changed), filepath.Join(cfg.DryRun, "changed.txt"))
 	fmt.Fprintf(stdout, "release: would tag %s\n", strings.Join(tags, " "))
 	return nil
 }
