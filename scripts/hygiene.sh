@@ -23,7 +23,8 @@ for mod in $mods; do
 done
 for dir in chaos bench tools/release; do
   [ -f "$root/$dir/go.mod" ] || continue
-  if ! out=$(cd "$root/$dir" && GOWORK=off go build ./... 2>&1 && GOWORK=off go vet -tags chaos ./... 2>&1); then
+  # -o: a directory in $tmp, so that no command's binary lands in the tree.
+  if ! out=$(cd "$root/$dir" && GOWORK=off go build -o "$tmp/bin/" ./... 2>&1 && GOWORK=off go vet -tags chaos ./... 2>&1); then
     echo "hygiene: FAIL: $dir does not build with GOWORK=off:" >&2
     echo "$out" >&2
     untidy=1

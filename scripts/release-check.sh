@@ -8,7 +8,8 @@
 #   - compile the tutorial program of README.md as README.md shows it;
 #   - go install github.com/reliar/reliar/cmd/reliar@VERSION, and run the
 #     installed binary's demo to lost=0;
-#   - build the two stores that use the root module's shared SQL package at
+#   - build the two stores that use the root module's shared SQL package
+#     (outbox/outboxdriver/outboxsql) at
 #     an older version against the root module at a newer one, and run the
 #     SQLite store's tests so: the last release tag's stores if there is a
 #     tag, else this tree published twice.
