@@ -17,7 +17,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reliar-release-check.XXXXXX")
-stamp="$(date +%s)$$"
+stamp="$(date +%s).$$"
 base=${RELEASE_CHECK_BASE:-v0.1.0}
 old="$base-check.$stamp.1"
 new="$base-check.$stamp.2"

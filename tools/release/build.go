@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ type built struct {
 // modules (those of only, when it is not nil) into proxy, in dependency
 // order: each module is tidied against the proxy once the Reliar modules it
 // requires are in it, so its go.sum gets their hashes from the go command.
-func build(dir string, proxy proxyDir, version string, only []string, stamp time.Time) (*built, error) {
+func build(ctx context.Context, dir string, proxy proxyDir, version string, only []string, stamp time.Time) (*built, error) {
 	mods, err := findModules(dir)
 	if err != nil {
 		return nil, err
@@ -51,7 +52,7 @@ func build(dir string, proxy proxyDir, version string, only []string, stamp time
 			return nil, err
 		}
 	}
-	upstream, err := upstreamProxy()
+	upstream, err := upstreamProxy(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func build(dir string, proxy proxyDir, version string, only []string, stamp time
 		}
 		mdir := filepath.Join(dir, filepath.FromSlash(m.Dir))
 		if changed[m.Path] {
-			if _, err := goCmd(mdir, env, "mod", "tidy"); err != nil {
+			if _, err := goCmd(ctx, mdir, env, "mod", "tidy"); err != nil {
 				return nil, err
 			}
 		}

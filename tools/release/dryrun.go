@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +15,7 @@ import (
 // (or --proxy), the module list to DIR/modules.txt and the paths of the files
 // it rewrote to DIR/changed.txt. It tags nothing and
 // writes nothing to the repository.
-func dryRun(cfg config, stdout io.Writer) error {
+func dryRun(ctx context.Context, cfg config, stdout io.Writer) error {
 	tree := filepath.Join(cfg.DryRun, "tree")
 	if entries, err := os.ReadDir(tree); err == nil && len(entries) > 0 {
 		return usageError{fmt.Errorf("--dry-run: %s is not empty", tree)}
@@ -29,21 +30,21 @@ func dryRun(cfg config, stdout io.Writer) error {
 	source := "the working tree"
 	stamp := time.Now()
 	if cfg.Rev == "" {
-		if err := exportWorkTree(cfg.Repo, tree); err != nil {
+		if err := exportWorkTree(ctx, cfg.Repo, tree); err != nil {
 			return err
 		}
 	} else {
-		sha, when, err := resolve(cfg.Repo, cfg.Rev)
+		sha, when, err := resolve(ctx, cfg.Repo, cfg.Rev)
 		if err != nil {
 			return err
 		}
-		if err := exportCommit(cfg.Repo, sha, tree); err != nil {
+		if err := exportCommit(ctx, cfg.Repo, sha, tree); err != nil {
 			return err
 		}
 		source, stamp = cfg.Rev+" ("+sha[:12]+")", when
 	}
-	b, err := build(tree, proxy, cfg.Version, cfg.Modules, stamp)
-	if cerr := forget(cfg.Version); err == nil {
+	b, err := build(ctx, tree, proxy, cfg.Version, cfg.Modules, stamp)
+	if cerr := forget(ctx, cfg.Version); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -70,8 +71,8 @@ func dryRun(cfg config, stdout io.Writer) error {
 // forget removes what the go command put in the module cache while tidying
 // the tree at version: the cache must not hold a version that is published
 // again, nor pile up the check's versions.
-func forget(version string) error {
-	cache, err := modCache()
+func forget(ctx context.Context, version string) error {
+	cache, err := modCache(ctx)
 	if err != nil {
 		return err
 	}
@@ -80,8 +81,8 @@ func forget(version string) error {
 }
 
 // resolve returns the full hash of rev's commit and its commit time.
-func resolve(repo, rev string) (string, time.Time, error) {
-	out, err := git(repo, "show", "-s", "--format=%H %cI", rev+"^{commit}")
+func resolve(ctx context.Context, repo, rev string) (string, time.Time, error) {
+	out, err := git(ctx, repo, "show", "-s", "--format=%H %cI", rev+"^{commit}")
 	if err != nil {
 		return "", time.Time{}, err
 	}

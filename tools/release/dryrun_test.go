@@ -16,7 +16,7 @@ func TestDryRunIsServedToTheGoCommand(t *testing.T) {
 	out := t.TempDir()
 	const v = "v0.1.0-test.1"
 	var stdout strings.Builder
-	if err := run([]string{"--repo", repo.Dir, "--dry-run", out, v}, &stdout); err != nil {
+	if err := run(t.Context(), []string{"--repo", repo.Dir, "--dry-run", out, v}, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(stdout.String(), "would tag "+v+" store/x/"+v+" cmd/tool/"+v+"\n") {
@@ -79,7 +79,7 @@ func TestDryRunForgetsItsVersion(t *testing.T) {
 	cache := isolate(t)
 	repo := newFakeRepo(t)
 	const v = "v0.1.0-test.2"
-	if err := run([]string{"--repo", repo.Dir, "--dry-run", t.TempDir(), v}, &strings.Builder{}); err != nil {
+	if err := run(t.Context(), []string{"--repo", repo.Dir, "--dry-run", t.TempDir(), v}, &strings.Builder{}); err != nil {
 		t.Fatal(err)
 	}
 	err := filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
@@ -98,7 +98,7 @@ func TestDryRunOfSomeModules(t *testing.T) {
 	isolate(t)
 	repo := newFakeRepo(t)
 	out := t.TempDir()
-	if err := run([]string{"--repo", repo.Dir, "--dry-run", out, "--modules", "store/x", "v0.1.0-test.3"}, &strings.Builder{}); err != nil {
+	if err := run(t.Context(), []string{"--repo", repo.Dir, "--dry-run", out, "--modules", "store/x", "v0.1.0-test.3"}, &strings.Builder{}); err != nil {
 		t.Fatal(err)
 	}
 	list := readFile(t, filepath.Join(out, "modules.txt"))

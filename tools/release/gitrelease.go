@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,12 +17,12 @@ import (
 // of it on no branch, checks that each module zipped from that commit hashes
 // as the go.sum files say, and tags it. It moves no branch and touches
 // no working tree: the commit is built in a temporary index.
-func release(cfg config, stdout io.Writer) error {
+func release(ctx context.Context, cfg config, stdout io.Writer) error {
 	rev := cfg.Rev
 	if rev == "" {
 		rev = "HEAD"
 	}
-	sha, stamp, err := resolve(cfg.Repo, rev)
+	sha, stamp, err := resolve(ctx, cfg.Repo, rev)
 	if err != nil {
 		return err
 	}
@@ -31,16 +32,16 @@ func release(cfg config, stdout io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	tree := filepath.Join(tmp, "tree")
-	if err := exportCommit(cfg.Repo, sha, tree); err != nil {
+	if err := exportCommit(ctx, cfg.Repo, sha, tree); err != nil {
 		return err
 	}
 	// A failed earlier attempt at this version may have left its zips in
 	// the module cache, which the go command would use instead of the new.
-	if err := forget(cfg.Version); err != nil {
+	if err := forget(ctx, cfg.Version); err != nil {
 		return err
 	}
-	b, err := build(tree, proxyDir(filepath.Join(tmp, "proxy")), cfg.Version, nil, stamp)
-	if cerr := forget(cfg.Version); err == nil {
+	b, err := build(ctx, tree, proxyDir(filepath.Join(tmp, "proxy")), cfg.Version, nil, stamp)
+	if cerr := forget(ctx, cfg.Version); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -49,17 +50,17 @@ func release(cfg config, stdout io.Writer) error {
 	var tags []string
 	for _, m := range b.Published {
 		tag := tagName(m.Dir, cfg.Version)
-		if _, err := git(cfg.Repo, "rev-parse", "-q", "--verify", "refs/tags/"+tag); err == nil {
+		if _, err := git(ctx, cfg.Repo, "rev-parse", "-q", "--verify", "refs/tags/"+tag); err == nil {
 			return fmt.Errorf("tag %s exists already", tag)
 		}
 		tags = append(tags, tag)
 	}
-	commit, err := commitTree(cfg.Repo, sha, tree, b.Changed, filepath.Join(tmp, "index"), cfg.Version)
+	commit, err := commitTree(ctx, cfg.Repo, sha, tree, b.Changed, filepath.Join(tmp, "index"), cfg.Version)
 	if err != nil {
 		return err
 	}
 	committed := filepath.Join(tmp, "committed")
-	if err := exportCommit(cfg.Repo, commit, committed); err != nil {
+	if err := exportCommit(ctx, cfg.Repo, commit, committed); err != nil {
 		return err
 	}
 	for _, m := range b.Published {
@@ -72,7 +73,7 @@ func release(cfg config, stdout io.Writer) error {
 		}
 	}
 	for _, tag := range tags {
-		if _, err := git(cfg.Repo, "tag", "-a", "-m", "Reliar "+cfg.Version, tag, commit); err != nil {
+		if _, err := git(ctx, cfg.Repo, "tag", "-a", "-m", "Reliar "+cfg.Version, tag, commit); err != nil {
 			return err
 		}
 	}
@@ -84,32 +85,32 @@ func release(cfg config, stdout io.Writer) error {
 // commitTree writes the commit whose tree is parent's with the changed files
 // taken from dir, using a temporary index so that no working tree or branch
 // moves.
-func commitTree(repo, parent, dir string, changed []string, index, version string) (string, error) {
+func commitTree(ctx context.Context, repo, parent, dir string, changed []string, index, version string) (string, error) {
 	env := append(os.Environ(), "GIT_INDEX_FILE="+index)
-	run := func(args ...string) (string, error) {
-		out, err := gitEnv(repo, env, args...)
+	gitIndex := func(args ...string) (string, error) {
+		out, err := gitEnv(ctx, repo, env, args...)
 		return strings.TrimSpace(string(out)), err
 	}
-	if _, err := run("read-tree", parent); err != nil {
+	if _, err := gitIndex("read-tree", parent); err != nil {
 		return "", err
 	}
 	for _, p := range changed {
-		blob, err := run("hash-object", "-w", "--path", p, filepath.Join(dir, filepath.FromSlash(p)))
+		blob, err := gitIndex("hash-object", "-w", "--path", p, filepath.Join(dir, filepath.FromSlash(p)))
 		if err != nil {
 			return "", err
 		}
-		if _, err := run("update-index", "--add", "--cacheinfo", "100644,"+blob+","+p); err != nil {
+		if _, err := gitIndex("update-index", "--add", "--cacheinfo", "100644,"+blob+","+p); err != nil {
 			return "", err
 		}
 	}
-	tree, err := run("write-tree")
+	tree, err := gitIndex("write-tree")
 	if err != nil {
 		return "", err
 	}
 	msg := "Release " + version + "\n\nEvery go.mod without replace directives, every Reliar module required at\n" +
 		version + ", and go.sum files holding the hashes of the released modules.\n" +
 		"This commit is tagged and never merged: main keeps its replace lines.\n"
-	return run("commit-tree", tree, "-p", parent, "-m", msg)
+	return gitIndex("commit-tree", tree, "-p", parent, "-m", msg)
 }
 
 // hashZip zips module m from tree, a commit's files as git archive gives

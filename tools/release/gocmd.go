@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,9 +32,9 @@ func goEnv(proxy proxyDir, upstream string) ([]string, error) {
 }
 
 // goCmd runs the go command in dir with env and returns its standard output.
-func goCmd(dir string, env []string, args ...string) ([]byte, error) {
+func goCmd(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("go", args...)
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout = &stdout
@@ -46,8 +47,8 @@ func goCmd(dir string, env []string, args ...string) ([]byte, error) {
 
 // upstreamProxy is the GOPROXY the go command uses here, for the modules
 // that are not Reliar's.
-func upstreamProxy() (string, error) {
-	out, err := goCmd(".", os.Environ(), "env", "GOPROXY")
+func upstreamProxy(ctx context.Context) (string, error) {
+	out, err := goCmd(ctx, ".", os.Environ(), "env", "GOPROXY")
 	if err != nil {
 		return "", err
 	}
@@ -59,8 +60,8 @@ func upstreamProxy() (string, error) {
 }
 
 // modCache is the module cache the go command uses here (GOMODCACHE).
-func modCache() (string, error) {
-	out, err := goCmd(".", os.Environ(), "env", "GOMODCACHE")
+func modCache(ctx context.Context) (string, error) {
+	out, err := goCmd(ctx, ".", os.Environ(), "env", "GOMODCACHE")
 	if err != nil {
 		return "", err
 	}

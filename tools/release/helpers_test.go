@@ -52,7 +52,7 @@ func (r *fakeRepo) write(name, content string) {
 
 func (r *fakeRepo) git(args ...string) string {
 	r.t.Helper()
-	out, err := git(r.Dir, args...)
+	out, err := git(r.t.Context(), r.Dir, args...)
 	if err != nil {
 		r.t.Fatal(err)
 	}

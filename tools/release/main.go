@@ -1,16 +1,22 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "release:", err)
 		var u usageError
 		if errors.As(err, &u) {
@@ -33,7 +39,7 @@ type config struct {
 	Modules []string // directories of the modules to publish, with what they require; all when empty
 }
 
-func run(args []string, stdout io.Writer) error {
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("release", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	var cfg config
@@ -53,7 +59,7 @@ func run(args []string, stdout io.Writer) error {
 		return usageError{err}
 	}
 	if clean {
-		return cleanCache(fs.Args(), stdout)
+		return cleanCache(ctx, fs.Args(), stdout)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
@@ -70,21 +76,21 @@ func run(args []string, stdout io.Writer) error {
 		return usageError{errors.New("--proxy and --modules go only with --dry-run")}
 	}
 	if cfg.Repo == "" {
-		out, err := git(".", "rev-parse", "--show-toplevel")
+		out, err := git(ctx, ".", "rev-parse", "--show-toplevel")
 		if err != nil {
 			return err
 		}
 		cfg.Repo = strings.TrimSpace(string(out))
 	}
 	if cfg.DryRun == "" {
-		return release(cfg, stdout)
+		return release(ctx, cfg, stdout)
 	}
-	return dryRun(cfg, stdout)
+	return dryRun(ctx, cfg, stdout)
 }
 
 // cleanCache is --clean-cache: it removes the Reliar modules at versions
 // from the module cache.
-func cleanCache(versions []string, stdout io.Writer) error {
+func cleanCache(ctx context.Context, versions []string, stdout io.Writer) error {
 	if len(versions) == 0 {
 		return usageError{errors.New("--clean-cache: want one VERSION or more")}
 	}
@@ -93,7 +99,7 @@ func cleanCache(versions []string, stdout io.Writer) error {
 			return usageError{err}
 		}
 	}
-	cache, err := modCache()
+	cache, err := modCache(ctx)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ func TestReleaseTagsACommitOnNoBranch(t *testing.T) {
 	repo := newFakeRepo(t)
 	head := repo.git("rev-parse", "HEAD")
 	var stdout strings.Builder
-	if err := run([]string{"--repo", repo.Dir, "v0.1.0"}, &stdout); err != nil {
+	if err := run(t.Context(), []string{"--repo", repo.Dir, "v0.1.0"}, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	if got := repo.git("rev-parse", "main"); got != head {
@@ -54,7 +54,7 @@ func TestReleaseTagsACommitOnNoBranch(t *testing.T) {
 		t.Errorf("the release did not say how to push: %q", stdout.String())
 	}
 
-	err := run([]string{"--repo", repo.Dir, "v0.1.0"}, &strings.Builder{})
+	err := run(t.Context(), []string{"--repo", repo.Dir, "v0.1.0"}, &strings.Builder{})
 	if err == nil || !strings.Contains(err.Error(), "exists already") {
 		t.Errorf("a second release of v0.1.0: %v, want a refusal", err)
 	}
@@ -66,12 +66,12 @@ func TestReleaseTagsACommitOnNoBranch(t *testing.T) {
 func TestDryRunOfATag(t *testing.T) {
 	isolate(t)
 	repo := newFakeRepo(t)
-	if err := run([]string{"--repo", repo.Dir, "v0.1.0"}, &strings.Builder{}); err != nil {
+	if err := run(t.Context(), []string{"--repo", repo.Dir, "v0.1.0"}, &strings.Builder{}); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
 	var stdout strings.Builder
-	if err := run([]string{"--repo", repo.Dir, "--dry-run", out, "--rev", "v0.1.0", "--modules", "store/x", "v0.1.0-check.1.1"}, &stdout); err != nil {
+	if err := run(t.Context(), []string{"--repo", repo.Dir, "--dry-run", out, "--rev", "v0.1.0", "--modules", "store/x", "v0.1.0-check.1.1"}, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	gomod := readFile(t, out+"/tree/store/x/go.mod")

@@ -18,7 +18,7 @@ func TestCheckVersion(t *testing.T) {
 		}
 	}
 	var u usageError
-	if err := run([]string{"--dry-run", t.TempDir(), "0.1.0"}, &strings.Builder{}); !errors.As(err, &u) {
+	if err := run(t.Context(), []string{"--dry-run", t.TempDir(), "0.1.0"}, &strings.Builder{}); !errors.As(err, &u) {
 		t.Errorf("run with a bad version: %v, want a usageError", err)
 	}
 }
@@ -38,7 +38,7 @@ func TestReleasedModuleCannotReplaceAThirdParty(t *testing.T) {
 	isolate(t)
 	repo := newFakeRepo(t)
 	repo.write("store/x/go.mod", readFile(t, filepath.Join(repo.Dir, "store/x/go.mod"))+"\nreplace example.com/other => ../other\n")
-	err := run([]string{"--repo", repo.Dir, "--dry-run", t.TempDir(), "v0.1.0-test.1"}, &strings.Builder{})
+	err := run(t.Context(), []string{"--repo", repo.Dir, "--dry-run", t.TempDir(), "v0.1.0-test.1"}, &strings.Builder{})
 	if err == nil || !strings.Contains(err.Error(), "replace example.com/other") {
 		t.Errorf("dry run with a third-party replace: %v, want a refusal", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,14 +14,14 @@ import (
 )
 
 // git runs git in the repository at repo and returns its standard output.
-func git(repo string, args ...string) ([]byte, error) {
-	return gitEnv(repo, nil, args...)
+func git(ctx context.Context, repo string, args ...string) ([]byte, error) {
+	return gitEnv(ctx, repo, nil, args...)
 }
 
 // gitEnv is git with the environment env (the process's when nil).
-func gitEnv(repo string, env []string, args ...string) ([]byte, error) {
+func gitEnv(ctx context.Context, repo string, env []string, args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("git", args...)
+	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = repo
 	cmd.Env = env
 	cmd.Stdout = &stdout
@@ -33,8 +34,8 @@ func gitEnv(repo string, env []string, args ...string) ([]byte, error) {
 
 // exportCommit writes the files of commit rev to dir, as `git archive`
 // gives them (the same files the Go module proxy zips from a tag).
-func exportCommit(repo, rev, dir string) error {
-	out, err := git(repo, "-c", "core.autocrlf=input", "-c", "core.eol=lf", "archive", "--format=tar", rev)
+func exportCommit(ctx context.Context, repo, rev, dir string) error {
+	out, err := git(ctx, repo, "-c", "core.autocrlf=input", "-c", "core.eol=lf", "archive", "--format=tar", rev)
 	if err != nil {
 		return err
 	}
@@ -58,8 +59,8 @@ func exportCommit(repo, rev, dir string) error {
 
 // exportWorkTree writes the working tree's files that git tracks or would
 // track (untracked but not ignored), as they are on disk, to dir.
-func exportWorkTree(repo, dir string) error {
-	out, err := git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+func exportWorkTree(ctx context.Context, repo, dir string) error {
+	out, err := git(ctx, repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
 		return err
 	}
