@@ -34,12 +34,12 @@ func TestCloudEventHeadersSeq(t *testing.T) {
 		t.Fatalf("seq %v\nmap %v", seen, h)
 	}
 	want := map[string]string{
-		reliar.HeaderID:          env.ID.String(),
-		reliar.HeaderType:        "", // always the envelope's, even empty
-		reliar.HeaderSpecVersion: "1.0",
-		reliar.HeaderSource:      reliar.DefaultSource,
-		reliar.HeaderContentType: "application/json",
-		reliar.HeaderVersion:     "2",
+		reliar.HeaderID:              env.ID.String(),
+		reliar.HeaderType:            "", // always the envelope's, even empty
+		reliar.HeaderSpecVersion:     "1.0",
+		reliar.HeaderSource:          reliar.DefaultSource,
+		reliar.HeaderContentType:     "application/json",
+		reliar.HeaderVersion:         "2",
 		"x-" + reliar.HeaderID:       "user id",
 		"x-" + reliar.HeaderType:     "user type",
 		"x-" + reliar.HeaderTenantID: "user tenant",
