@@ -63,7 +63,7 @@ func TestConsumeRoundTrip(t *testing.T) {
 	t.Parallel()
 	topic := uniqueTopic(t)
 	c := newCluster(t, topic)
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 	sent := map[reliar.MessageID]*reliar.SerializedEnvelope{}
 	for _, env := range []*reliar.SerializedEnvelope{publishertest.Envelope(1), publishertest.Unkeyed(2)} {
 		sent[env.ID] = env

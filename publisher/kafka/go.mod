@@ -12,9 +12,9 @@ require (
 )
 
 require (
-	github.com/IBM/sarama v1.40.1 // indirect
-	github.com/cloudevents/sdk-go/protocol/kafka_sarama/v2 v2.15.2 // indirect
-	github.com/cloudevents/sdk-go/v2 v2.15.2 // indirect
+	github.com/IBM/sarama v1.40.1
+	github.com/cloudevents/sdk-go/protocol/kafka_sarama/v2 v2.15.2
+	github.com/cloudevents/sdk-go/v2 v2.15.2
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/eapache/go-resiliency v1.3.0 // indirect
 	github.com/eapache/go-xerial-snappy v0.0.0-20230111030713-bf00bc1b83b6 // indirect
@@ -34,6 +34,7 @@ require (
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/rcrowley/go-metrics v0.0.0-20201227073835-cf1acfcdf475 // indirect
+	github.com/reliar/reliar/publisher/internal/cetest v0.0.0
 	go.uber.org/atomic v1.4.0 // indirect
 	go.uber.org/multierr v1.1.0 // indirect
 	go.uber.org/zap v1.10.0 // indirect
@@ -42,3 +43,5 @@ require (
 )
 
 replace github.com/reliar/reliar => ../..
+
+replace github.com/reliar/reliar/publisher/internal/cetest => ../internal/cetest

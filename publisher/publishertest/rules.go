@@ -100,11 +100,12 @@ func normalName(name string) string {
 }
 
 // testNonASCIIAttributes: attributes and user headers outside ASCII, with
-// spaces, quotes and percent signs, arrive as they were sent.
+// spaces, quotes and percent signs, arrive as they were sent. The source
+// stays a URI reference, as CloudEvents requires, with an escape in it.
 func testNonASCIIAttributes(t *testing.T, h Harness) {
 	e := Envelope(1)
-	e.MessageType = "bestellung.aufgegeben.größe"
-	e.Metadata.Routing.Source = "/dienste/zahlung für \"Ä\" 100%"
+	e.MessageType = "bestellung.aufgegeben größe 100% \"x\""
+	e.Metadata.Routing.Source = "/dienste/zahlung-für-Ä/100%25"
 	e.Metadata.Correlation.CorrelationID = "korrelation ü 50% \"x\""
 	e.Metadata.TenantID = "mandant-東京"
 	e.Headers["x-user"] = "wert ä"
