@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/kafka"
@@ -139,4 +139,3 @@ func closedAddr(t *testing.T) string {
 	}
 	return addr
 }
-

@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/kafka"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"time"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/kafka"
