@@ -9,9 +9,8 @@ require (
 )
 
 require (
-	github.com/cloudevents/sdk-go/protocol/nats/v2 v2.15.2 // indirect
-	github.com/cloudevents/sdk-go/protocol/nats_jetstream/v2 v2.15.2 // indirect
-	github.com/cloudevents/sdk-go/v2 v2.15.2 // indirect
+	github.com/cloudevents/sdk-go/protocol/nats_jetstream/v2 v2.15.2
+	github.com/cloudevents/sdk-go/v2 v2.15.2
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/compress v1.20.0 // indirect
@@ -19,11 +18,11 @@ require (
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
-	go.uber.org/atomic v1.4.0 // indirect
-	go.uber.org/multierr v1.1.0 // indirect
-	go.uber.org/zap v1.10.0 // indirect
+	github.com/reliar/reliar/publisher/internal/cetest v0.0.0
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
 
 replace github.com/reliar/reliar => ../..
+
+replace github.com/reliar/reliar/publisher/internal/cetest => ../internal/cetest

@@ -104,7 +104,7 @@ func normalName(name string) string {
 // stays a URI reference, as CloudEvents requires, with an escape in it.
 func testNonASCIIAttributes(t *testing.T, h Harness) {
 	e := Envelope(1)
-	e.MessageType = "bestellung.aufgegeben größe 100% \"x\""
+	e.MessageType = "bestellung.aufgegeben.größe-100%-\"x\""
 	e.Metadata.Routing.Source = "/dienste/zahlung-für-Ä/100%25"
 	e.Metadata.Correlation.CorrelationID = "korrelation ü 50% \"x\""
 	e.Metadata.TenantID = "mandant-東京"
