@@ -99,7 +99,7 @@ func TestConsumeForeignMessages(t *testing.T) {
 func TestConsumeRoundTrip(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
-	p := newPublisher(t, brokerURL, amqp.Exchange(top.exchange))
+	p := newPublisher(t, brokerURL, amqp.WithExchange(top.exchange))
 	sent := []*reliar.SerializedEnvelope{publishertest.Envelope(1), publishertest.Unkeyed(2)}
 	for _, env := range sent {
 		if err := p.Publish(timeout(t), env); err != nil {

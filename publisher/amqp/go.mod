@@ -10,15 +10,15 @@ require (
 )
 
 require (
-	github.com/Azure/go-amqp v0.17.0 // indirect
-	github.com/cloudevents/sdk-go/protocol/amqp/v2 v2.15.2 // indirect
-	github.com/cloudevents/sdk-go/v2 v2.15.2 // indirect
+	github.com/Azure/go-amqp v0.17.0
+	github.com/cloudevents/sdk-go/protocol/amqp/v2 v2.15.2
+	github.com/cloudevents/sdk-go/v2 v2.15.2
 	github.com/json-iterator/go v1.1.10 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180228061459-e0a39a4cb421 // indirect
 	github.com/modern-go/reflect2 v0.0.0-20180701023420-4b7aa43c6742 // indirect
-	go.uber.org/atomic v1.4.0 // indirect
-	go.uber.org/multierr v1.1.0 // indirect
-	go.uber.org/zap v1.10.0 // indirect
+	github.com/reliar/reliar/publisher/internal/cetest v0.0.0
 )
 
 replace github.com/reliar/reliar => ../..
+
+replace github.com/reliar/reliar/publisher/internal/cetest => ../internal/cetest
