@@ -25,3 +25,7 @@ replace github.com/reliar/reliar => ..
 replace github.com/reliar/reliar/store/pgstore => ../store/pgstore
 
 replace github.com/reliar/reliar/publisher/nats => ../publisher/nats
+
+replace github.com/reliar/reliar/observability/otel => ../observability/otel
+
+replace github.com/reliar/reliar/publisher/internal/cetest => ../publisher/internal/cetest

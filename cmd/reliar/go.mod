@@ -112,3 +112,5 @@ replace (
 replace github.com/reliar/reliar/publisher/webhook => ../../publisher/webhook
 
 replace github.com/reliar/reliar/publisher/internal/cetest => ../../publisher/internal/cetest
+
+replace github.com/reliar/reliar/observability/otel => ../../observability/otel

@@ -2,6 +2,7 @@ package amqp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	goamqp "github.com/Azure/go-amqp"
@@ -9,6 +10,7 @@ import (
 	cebinding "github.com/cloudevents/sdk-go/v2/binding"
 	amqp091 "github.com/rabbitmq/amqp091-go"
 	"github.com/reliar/reliar"
+	reliarotel "github.com/reliar/reliar/observability/otel"
 	"github.com/reliar/reliar/publisher/internal/cetest"
 	"github.com/reliar/reliar/publisher/publishertest"
 )
@@ -35,5 +37,6 @@ func sdkReference(r publishertest.Received, sent *reliar.SerializedEnvelope) err
 	if err != nil {
 		return fmt.Errorf("the SDK's AMQP binding: %w", err)
 	}
-	return cetest.Check(ev, sent, cetest.Options{})
+	return errors.Join(cetest.Check(ev, sent, cetest.Options{}),
+		cetest.CheckTrace(reliarotel.TableCarrier(d.Headers), sent))
 }

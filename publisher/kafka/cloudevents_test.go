@@ -2,20 +2,23 @@ package kafka_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/IBM/sarama"
 	"github.com/cloudevents/sdk-go/protocol/kafka_sarama/v2"
 	"github.com/cloudevents/sdk-go/v2/binding"
 	"github.com/reliar/reliar"
+	reliarotel "github.com/reliar/reliar/observability/otel"
 	"github.com/reliar/reliar/publisher/internal/cetest"
 	"github.com/reliar/reliar/publisher/publishertest"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// sdkEvent reads a consumed record with the CloudEvents SDK's Kafka
-// binding: the record becomes the sarama consumer message the binding
-// reads, and the binding decodes it.
+// sdkReference reads a consumed record with the CloudEvents SDK's Kafka
+// binding (the record becomes the sarama consumer message the binding
+// reads, and the binding decodes it), and its trace context with
+// OpenTelemetry's propagator through the Kafka carrier we ship.
 func sdkReference(r publishertest.Received, sent *reliar.SerializedEnvelope) error {
 	rec, ok := r.Message.(*kgo.Record)
 	if !ok {
@@ -33,5 +36,7 @@ func sdkReference(r publishertest.Received, sent *reliar.SerializedEnvelope) err
 	if err != nil {
 		return fmt.Errorf("the SDK's Kafka binding: %w", err)
 	}
-	return cetest.Check(ev, sent, cetest.Options{Extra: []string{"kafkaoffset", "kafkapartition", "kafkatopic", "kafkamessagekey"}})
+	return errors.Join(
+		cetest.Check(ev, sent, cetest.Options{Extra: []string{"kafkaoffset", "kafkapartition", "kafkatopic"}}),
+		cetest.CheckTrace(reliarotel.KafkaCarrier(&rec.Headers), sent))
 }

@@ -44,6 +44,7 @@ func TestPublisherSuite(t *testing.T) {
 			Decode: func(r publishertest.Received) (*reliar.SerializedEnvelope, error) {
 				return reliarredis.Envelope(r.Message.(map[string]any))
 			},
+			Reference: traceReference,
 			// A key holding a string is a misconfiguration every message
 			// to it shares.
 			Unroutable: func(t *testing.T) reliar.Publisher {

@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/internal/cetest"
 	"github.com/reliar/reliar/publisher/publishertest"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // sdkReference reads a received request with the CloudEvents SDK's HTTP
@@ -42,5 +44,6 @@ func sdkReference(r publishertest.Received, sent *reliar.SerializedEnvelope) err
 	if err != nil {
 		return fmt.Errorf("the SDK's HTTP binding: %w", err)
 	}
-	return cetest.Check(ev, sent, cetest.Options{Decode: url.PathUnescape})
+	return errors.Join(cetest.Check(ev, sent, cetest.Options{Decode: url.PathUnescape}),
+		cetest.CheckTrace(propagation.HeaderCarrier(m.header), sent))
 }

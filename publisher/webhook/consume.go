@@ -69,7 +69,7 @@ func Envelope(r *http.Request, body []byte) (*reliar.SerializedEnvelope, error) 
 			continue
 		}
 		v := vs[0]
-		if strings.HasPrefix(name, "ce-") || name == reliar.HeaderTraceparent || name == reliar.HeaderTracestate {
+		if strings.HasPrefix(name, "ce-") {
 			// The HTTP binding's receive rule: unquote, then one round
 			// of percent-decoding.
 			if v, err = percentDecode(v); err != nil {

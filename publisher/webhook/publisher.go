@@ -104,7 +104,12 @@ func (p *Publisher) request(ctx context.Context, env *reliar.SerializedEnvelope)
 		req.Header.Set(k, v)
 	}
 	for k, v := range reliar.TraceHeaders(env) {
-		req.Header.Set(k, percentEncode(v))
+		// W3C Trace Context headers, not CloudEvents attributes: sent as
+		// they are, for the propagators that read them.
+		if err := checkHeader(k, v); err != nil {
+			return nil, err
+		}
+		req.Header.Set(k, v)
 	}
 	for name, v := range reliar.CloudEventAttributes(env) {
 		if name == reliar.AttrDataContentType {
