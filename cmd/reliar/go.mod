@@ -98,7 +98,6 @@ require (
 
 replace (
 	github.com/reliar/reliar => ../..
-	github.com/reliar/reliar/observability/otel => ../../observability/otel
 	github.com/reliar/reliar/observability/prometheus => ../../observability/prometheus
 	github.com/reliar/reliar/publisher/amqp => ../../publisher/amqp
 	github.com/reliar/reliar/publisher/kafka => ../../publisher/kafka
