@@ -128,11 +128,19 @@ func WithHeader(f func(env *reliar.SerializedEnvelope, h http.Header)) Option {
 }
 
 // WithMaxResponseBytes bounds how much of an answer's body is read (and
-// discarded: no byte of it is kept) before the connection is released.
-// Defaults to 64 KiB; a negative n reads nothing.
+// discarded: no byte of it is kept) before the connection is released, so
+// that it can be reused. Zero means the default, 64 KiB; a negative n reads
+// nothing, and a connection whose answer had a body is then not reused.
 func WithMaxResponseBytes(n int64) Option {
 	return func(o *options) error {
-		o.maxResponseBytes = max(n, -1)
+		switch {
+		case n == 0:
+			o.maxResponseBytes = defaultMaxResponseBytes
+		case n < 0:
+			o.maxResponseBytes = -1
+		default:
+			o.maxResponseBytes = n
+		}
 		return nil
 	}
 }
