@@ -172,7 +172,7 @@ func newOptions(rawURL string, opts []Option) (options, error) {
 		}
 	}
 	if len(o.secrets) == 0 {
-		errs = append(errs, fmt.Errorf("%w: WithSecrets is required", ErrInvalidOption))
+		errs = append(errs, fmt.Errorf("%w: WithSecrets is required: at least one signing secret", ErrInvalidOption))
 	}
 	return o, errors.Join(errs...)
 }
