@@ -2,81 +2,98 @@ package reliar
 
 import (
 	"cmp"
-	"fmt"
 	"iter"
 	"maps"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 )
 
-// CloudEvents binary-mode header names shared by every publisher. Each
-// attribute travels as a "ce-" header; the payload is the message body as it
-// is, and its media type travels as "content-type".
+// CloudEvents attribute names, without any binding's prefix. Every
+// publisher sends the envelope as these context attributes and extensions,
+// each under its protocol binding's name for it: "ce-" headers on HTTP and
+// NATS ([HTTPHeaderName]), "ce_" headers on Kafka, "cloudEvents:"
+// application properties on AMQP. The data content type travels in the
+// protocol's own content-type field instead.
 const (
-	HeaderID             = "ce-id"
-	HeaderType           = "ce-type"
-	HeaderSource         = "ce-source"
-	HeaderSpecVersion    = "ce-specversion"
-	HeaderTime           = "ce-time"
+	AttrID              = "id"
+	AttrType            = "type"
+	AttrSource          = "source"
+	AttrSpecVersion     = "specversion"
+	AttrTime            = "time"
+	AttrDataContentType = "datacontenttype"
+	// Extensions: the envelope's own metadata.
+	AttrVersion        = "messageversion"
+	AttrCorrelationID  = "correlationid"
+	AttrConversationID = "conversationid"
+	AttrCausationID    = "causationid"
+	AttrRequestID      = "requestid"
+	AttrTenantID       = "tenantid"
+	AttrDestination    = "destination"
+	AttrReplyTo        = "replyto"
+	AttrExpiresAt      = "expiresat"
+	AttrDedupID        = "deduplicationid"
+	AttrPartitionKey   = "partitionkey"
+	AttrSequence       = "sequence"
+	// The Distributed Tracing extension. The same values also travel as
+	// the plain W3C "traceparent" and "tracestate" headers that
+	// OpenTelemetry's propagators read.
+	AttrTraceparent = "traceparent"
+	AttrTracestate  = "tracestate"
+)
+
+// The names of the HTTP and NATS bindings: each attribute travels as a "ce-"
+// header, and the data content type as "content-type". Redis stream fields
+// use the same names.
+const (
+	HeaderID             = "ce-" + AttrID
+	HeaderType           = "ce-" + AttrType
+	HeaderSource         = "ce-" + AttrSource
+	HeaderSpecVersion    = "ce-" + AttrSpecVersion
+	HeaderTime           = "ce-" + AttrTime
 	HeaderContentType    = "content-type"
-	HeaderVersion        = "ce-messageversion"
-	HeaderCorrelationID  = "ce-correlationid"
-	HeaderConversationID = "ce-conversationid"
-	HeaderCausationID    = "ce-causationid"
-	HeaderRequestID      = "ce-requestid"
-	HeaderTenantID       = "ce-tenantid"
-	HeaderDestination    = "ce-destination"
-	HeaderReplyTo        = "ce-replyto"
-	HeaderExpiresAt      = "ce-expiresat"
-	HeaderDedupID        = "ce-deduplicationid"
-	HeaderPartitionKey   = "ce-partitionkey"
-	HeaderSequence       = "ce-sequence"
-	HeaderTraceparent    = "traceparent"
-	HeaderTracestate     = "tracestate"
+	HeaderVersion        = "ce-" + AttrVersion
+	HeaderCorrelationID  = "ce-" + AttrCorrelationID
+	HeaderConversationID = "ce-" + AttrConversationID
+	HeaderCausationID    = "ce-" + AttrCausationID
+	HeaderRequestID      = "ce-" + AttrRequestID
+	HeaderTenantID       = "ce-" + AttrTenantID
+	HeaderDestination    = "ce-" + AttrDestination
+	HeaderReplyTo        = "ce-" + AttrReplyTo
+	HeaderExpiresAt      = "ce-" + AttrExpiresAt
+	HeaderDedupID        = "ce-" + AttrDedupID
+	HeaderPartitionKey   = "ce-" + AttrPartitionKey
+	HeaderSequence       = "ce-" + AttrSequence
+	// HeaderTraceparent and HeaderTracestate are the W3C Trace Context
+	// headers, sent with every message besides the CloudEvents extension.
+	HeaderTraceparent = "traceparent"
+	HeaderTracestate  = "tracestate"
 
 	// DefaultSource is the ce-source of a message whose metadata names none.
 	DefaultSource = "reliar"
 	specVersion   = "1.0"
 )
 
-// CloudEventHeaders maps an envelope to CloudEvents binary-mode headers: its
-// attributes under "ce-" names, its trace context as "traceparent" and
-// "tracestate", and its user headers as they are. A user header whose name
-// starts with "ce-" or equals a reserved name is overwritten by the
-// envelope's own attribute. Every publisher uses this one mapping, as a map
-// here or pair by pair from [CloudEventHeadersSeq].
-func CloudEventHeaders(e *SerializedEnvelope) map[string]string {
-	h := make(map[string]string, len(e.Headers)+12)
-	for k, v := range CloudEventHeadersSeq(e) {
-		h[k] = v
+// HTTPHeaderName is the name of attribute (a bare name such as "id") in the
+// HTTP and NATS bindings: "content-type" for the data content type, "ce-"
+// and the name for every other attribute.
+func HTTPHeaderName(attribute string) string {
+	if attribute == AttrDataContentType {
+		return HeaderContentType
 	}
-	return h
+	return "ce-" + attribute
 }
 
-// CloudEventHeadersSeq yields the headers of [CloudEventHeaders] one pair at
-// a time, each name once: first the user headers that no attribute
-// overwrites, in no particular order, then the attributes. Publishers that
-// build their broker's own header structure range over it instead of
-// building the intermediate map, once per message.
-func CloudEventHeadersSeq(e *SerializedEnvelope) iter.Seq2[string, string] {
+// CloudEventAttributes yields the envelope's CloudEvents context attributes
+// and extensions by bare name ([AttrID], …), each once and only when set:
+// id, type, specversion, source (defaulting to [DefaultSource]), time (the
+// enqueue time), datacontenttype, then the extensions. A publisher names
+// each under its binding's rule.
+func CloudEventAttributes(e *SerializedEnvelope) iter.Seq2[string, string] {
 	return func(yield func(name, value string) bool) {
 		var buf [maxAttributes]headerPair
-		attrs := cloudEventAttributes(buf[:0], e)
-	user:
-		for k, v := range e.Headers {
-			for _, a := range attrs {
-				if a.name == k {
-					continue user
-				}
-			}
-			if !yield(k, v) {
-				return
-			}
-		}
-		for _, a := range attrs {
+		for _, a := range cloudEventAttributes(buf[:0], e) {
 			if !yield(a.name, a.value) {
 				return
 			}
@@ -84,14 +101,68 @@ func CloudEventHeadersSeq(e *SerializedEnvelope) iter.Seq2[string, string] {
 	}
 }
 
-// headerPair is one header of an envelope.
+// TraceHeaders yields the envelope's W3C Trace Context as the plain
+// "traceparent" and "tracestate" headers, when set.
+func TraceHeaders(e *SerializedEnvelope) iter.Seq2[string, string] {
+	return func(yield func(name, value string) bool) {
+		t := e.Metadata.Trace
+		if t.Traceparent != "" && !yield(HeaderTraceparent, t.Traceparent) {
+			return
+		}
+		if t.Tracestate != "" {
+			yield(HeaderTracestate, t.Tracestate)
+		}
+	}
+}
+
+// CloudEventHeaders maps an envelope to the headers of the CloudEvents HTTP
+// and NATS bindings in binary mode: its attributes under "ce-" names, its
+// content type as "content-type", its trace context also as the plain
+// "traceparent" and "tracestate", and its user headers as [UserHeaders]
+// yields them. Header values are not percent-encoded here: the HTTP
+// publisher does that. It is the map form of [CloudEventHeadersSeq].
+func CloudEventHeaders(e *SerializedEnvelope) map[string]string {
+	h := make(map[string]string, len(e.Headers)+24)
+	for k, v := range CloudEventHeadersSeq(e) {
+		h[k] = v
+	}
+	return h
+}
+
+// CloudEventHeadersSeq yields the headers of [CloudEventHeaders] one pair at
+// a time, each name once: first the user headers, in no particular order,
+// then the trace headers and the attributes. Publishers that build their
+// broker's own header structure range over it instead of building the
+// intermediate map, once per message.
+func CloudEventHeadersSeq(e *SerializedEnvelope) iter.Seq2[string, string] {
+	return func(yield func(name, value string) bool) {
+		for k, v := range UserHeaders(e) {
+			if !yield(k, v) {
+				return
+			}
+		}
+		for k, v := range TraceHeaders(e) {
+			if !yield(k, v) {
+				return
+			}
+		}
+		var buf [maxAttributes]headerPair
+		for _, a := range cloudEventAttributes(buf[:0], e) {
+			if !yield(HTTPHeaderName(a.name), a.value) {
+				return
+			}
+		}
+	}
+}
+
+// headerPair is one attribute or header of an envelope.
 type headerPair struct{ name, value string }
 
-// maxAttributes is the number of header names cloudEventAttributes can set.
+// maxAttributes is the number of attributes cloudEventAttributes can set.
 const maxAttributes = 20
 
-// cloudEventAttributes appends the envelope's own headers to attrs: the
-// attributes that are set, each once.
+// cloudEventAttributes appends the envelope's attributes that are set to
+// attrs, by bare name, each once.
 func cloudEventAttributes(attrs []headerPair, e *SerializedEnvelope) []headerPair {
 	m := &e.Metadata
 	put := func(k, v string) { attrs = append(attrs, headerPair{k, v}) }
@@ -100,128 +171,43 @@ func cloudEventAttributes(attrs []headerPair, e *SerializedEnvelope) []headerPai
 			put(k, v)
 		}
 	}
-	put(HeaderID, e.ID.String())
-	put(HeaderType, e.MessageType)
-	put(HeaderSpecVersion, specVersion)
-	put(HeaderSource, cmp.Or(m.Routing.Source, DefaultSource))
+	put(AttrID, e.ID.String())
+	put(AttrType, e.MessageType)
+	put(AttrSpecVersion, specVersion)
+	put(AttrSource, cmp.Or(m.Routing.Source, DefaultSource))
 	t := e.CreatedAt
 	if m.Delivery.SentAt != nil {
 		t = *m.Delivery.SentAt
 	}
 	if !t.IsZero() {
-		put(HeaderTime, t.UTC().Format(time.RFC3339Nano))
+		put(AttrTime, t.UTC().Format(time.RFC3339Nano))
 	}
-	set(HeaderContentType, e.ContentType)
-	put(HeaderVersion, strconv.Itoa(int(e.MessageVersion)))
-	set(HeaderCorrelationID, m.Correlation.CorrelationID)
+	set(AttrDataContentType, e.ContentType)
+	put(AttrVersion, strconv.Itoa(int(e.MessageVersion)))
+	set(AttrCorrelationID, m.Correlation.CorrelationID)
 	if c := m.Correlation.ConversationID; c != uuid.Nil {
-		set(HeaderConversationID, c.String())
+		set(AttrConversationID, c.String())
 	}
 	if c := m.Correlation.CausationID; c != nil {
-		set(HeaderCausationID, c.String())
+		set(AttrCausationID, c.String())
 	}
 	if r := m.Correlation.RequestID; r != nil {
-		set(HeaderRequestID, r.String())
+		set(AttrRequestID, r.String())
 	}
-	set(HeaderTenantID, m.TenantID)
-	set(HeaderDestination, m.Routing.Destination)
-	set(HeaderReplyTo, m.Routing.ReplyTo)
+	set(AttrTenantID, m.TenantID)
+	set(AttrDestination, m.Routing.Destination)
+	set(AttrReplyTo, m.Routing.ReplyTo)
 	if x := m.Delivery.ExpiresAt; x != nil {
-		set(HeaderExpiresAt, x.UTC().Format(time.RFC3339Nano))
+		set(AttrExpiresAt, x.UTC().Format(time.RFC3339Nano))
 	}
-	set(HeaderDedupID, m.Delivery.DeduplicationID)
-	set(HeaderPartitionKey, e.OrderingKey)
+	set(AttrDedupID, m.Delivery.DeduplicationID)
+	set(AttrPartitionKey, e.OrderingKey)
 	if e.Sequence != 0 {
-		set(HeaderSequence, strconv.FormatInt(e.Sequence, 10))
+		set(AttrSequence, strconv.FormatInt(e.Sequence, 10))
 	}
-	set(HeaderTraceparent, m.Trace.Traceparent)
-	set(HeaderTracestate, m.Trace.Tracestate)
+	set(AttrTraceparent, m.Trace.Traceparent)
+	set(AttrTracestate, m.Trace.Tracestate)
 	return attrs
-}
-
-// EnvelopeFromHeaders is the reverse of [CloudEventHeaders], for consumers
-// written in Go: it rebuilds an envelope from received headers and payload.
-// Header names are matched case-insensitively. Headers that are not
-// CloudEvents attributes come back as user headers. It fails when ce-id is
-// missing or any id or time attribute does not parse.
-func EnvelopeFromHeaders(headers map[string]string, payload []byte) (*SerializedEnvelope, error) {
-	h := make(map[string]string, len(headers))
-	for k, v := range headers {
-		h[strings.ToLower(k)] = v
-	}
-	e := &SerializedEnvelope{Payload: payload, Headers: map[string]string{}}
-	var err error
-	if e.ID, err = uuid.Parse(h[HeaderID]); err != nil {
-		return nil, fmt.Errorf("reliar: header %s: %w", HeaderID, err)
-	}
-	e.MessageType = h[HeaderType]
-	e.ContentType = h[HeaderContentType]
-	e.OrderingKey = h[HeaderPartitionKey]
-	e.MessageVersion = 1
-	if v := h[HeaderVersion]; v != "" {
-		n, err := strconv.ParseUint(v, 10, 16)
-		if err != nil {
-			return nil, fmt.Errorf("reliar: header %s: %w", HeaderVersion, err)
-		}
-		e.MessageVersion = uint16(n)
-	}
-	if v := h[HeaderSequence]; v != "" {
-		if e.Sequence, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return nil, fmt.Errorf("reliar: header %s: %w", HeaderSequence, err)
-		}
-	}
-	m := &e.Metadata
-	if src := h[HeaderSource]; src != DefaultSource {
-		m.Routing.Source = src
-	}
-	m.Routing.Destination = h[HeaderDestination]
-	m.Routing.ReplyTo = h[HeaderReplyTo]
-	m.Correlation.CorrelationID = h[HeaderCorrelationID]
-	m.TenantID = h[HeaderTenantID]
-	m.Delivery.DeduplicationID = h[HeaderDedupID]
-	m.Delivery.ContentType = e.ContentType
-	m.Trace = Trace{Traceparent: h[HeaderTraceparent], Tracestate: h[HeaderTracestate]}
-	m.Correlation.ConversationID = e.ID
-	for name, dst := range map[string]*uuid.UUID{HeaderConversationID: &m.Correlation.ConversationID} {
-		if v := h[name]; v != "" {
-			if *dst, err = uuid.Parse(v); err != nil {
-				return nil, fmt.Errorf("reliar: header %s: %w", name, err)
-			}
-		}
-	}
-	for name, dst := range map[string]**uuid.UUID{HeaderCausationID: &m.Correlation.CausationID, HeaderRequestID: &m.Correlation.RequestID} {
-		if v := h[name]; v != "" {
-			id, err := uuid.Parse(v)
-			if err != nil {
-				return nil, fmt.Errorf("reliar: header %s: %w", name, err)
-			}
-			*dst = &id
-		}
-	}
-	for name, dst := range map[string]**time.Time{HeaderTime: &m.Delivery.SentAt, HeaderExpiresAt: &m.Delivery.ExpiresAt} {
-		if v := h[name]; v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				return nil, fmt.Errorf("reliar: header %s: %w", name, err)
-			}
-			*dst = &t
-		}
-	}
-	if m.Delivery.SentAt != nil {
-		e.CreatedAt = *m.Delivery.SentAt
-	}
-	for k, v := range h {
-		if !isReserved(k) {
-			e.Headers[k] = v
-		}
-	}
-	return e, nil
-}
-
-var reserved = map[string]bool{HeaderContentType: true, HeaderTraceparent: true, HeaderTracestate: true}
-
-func isReserved(name string) bool {
-	return strings.HasPrefix(name, "ce-") || reserved[name]
 }
 
 // CloneHeaders returns a copy of h, or nil when h is empty.

@@ -63,7 +63,7 @@ func TestCloudEventsRoundTrip(t *testing.T) {
 	}
 	m, g := env.Metadata, got.Metadata
 	if got.ID != env.ID || got.MessageType != env.MessageType || got.MessageVersion != 3 || got.OrderingKey != "order-1" ||
-		got.Sequence != 42 || got.ContentType != env.ContentType || got.Headers["x-user"] != "v" || len(got.Headers) != 1 ||
+		got.Sequence != 42 || got.ContentType != env.ContentType || got.Headers["x-user"] != "v" || got.Headers["x-ce-id"] != "spoofed" || len(got.Headers) != 2 ||
 		g.Correlation.CorrelationID != m.Correlation.CorrelationID || g.Correlation.ConversationID != m.Correlation.ConversationID ||
 		*g.Correlation.CausationID != cause || *g.Correlation.RequestID != req || g.Trace != m.Trace || g.Routing != m.Routing ||
 		!g.Delivery.SentAt.Equal(sent) || !g.Delivery.ExpiresAt.Equal(exp) || g.Delivery.DeduplicationID != "dedup" || g.TenantID != "acme" {

@@ -8,8 +8,8 @@ import (
 )
 
 // The pairs of CloudEventHeadersSeq are the map of CloudEventHeaders, each
-// name once; attributes overwrite user headers of the same name only when
-// they are set.
+// name once; user headers in a CloudEvents namespace are renamed out of it,
+// so they never overwrite or pose as attributes.
 func TestCloudEventHeadersSeq(t *testing.T) {
 	env := &reliar.SerializedEnvelope{
 		ID:          reliar.NewMessageID(),
@@ -34,14 +34,16 @@ func TestCloudEventHeadersSeq(t *testing.T) {
 		t.Fatalf("seq %v\nmap %v", seen, h)
 	}
 	want := map[string]string{
-		reliar.HeaderID:          env.ID.String(),
-		reliar.HeaderType:        "", // always the envelope's, even empty
-		reliar.HeaderSpecVersion: "1.0",
-		reliar.HeaderSource:      reliar.DefaultSource,
-		reliar.HeaderContentType: "application/json",
-		reliar.HeaderVersion:     "2",
-		reliar.HeaderTenantID:    "user tenant", // no tenant: the user's header stays
-		"x-request":              "abc",
+		reliar.HeaderID:              env.ID.String(),
+		reliar.HeaderType:            "", // always the envelope's, even empty
+		reliar.HeaderSpecVersion:     "1.0",
+		reliar.HeaderSource:          reliar.DefaultSource,
+		reliar.HeaderContentType:     "application/json",
+		reliar.HeaderVersion:         "2",
+		"x-" + reliar.HeaderID:       "user id",
+		"x-" + reliar.HeaderType:     "user type",
+		"x-" + reliar.HeaderTenantID: "user tenant",
+		"x-request":                  "abc",
 	}
 	if !maps.Equal(h, want) {
 		t.Fatalf("headers %v\nwant    %v", h, want)

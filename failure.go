@@ -12,8 +12,11 @@ const (
 	// FailureTransient failures may succeed when retried: timeouts, lost
 	// connections, an overloaded broker or database.
 	FailureTransient FailureKind = iota
-	// FailurePermanent failures will fail again the same way: a message the
-	// broker refuses, an unknown topic, a missing table.
+	// FailurePermanent failures will fail again the same way, whatever an
+	// operator fixes: a condition of this one message, such as one too
+	// large for the broker. A misconfiguration every message shares (an
+	// unknown topic, a missing stream) is transient, so that it
+	// dead-letters nothing.
 	FailurePermanent
 )
 

@@ -37,13 +37,21 @@ func NewMsg(body Message) Outgoing {
 
 // Prepared returns a copy of o ready to be stored: a fresh id when o has none,
 // the conversation id defaulted to the message id, and SentAt set to now when
-// unset. It fails when the body is nil or its message type is empty.
+// unset. It fails when the body is nil or its message type is empty, and
+// with an error wrapping [ErrReservedHeader] when a user header lies in a
+// CloudEvents binding's namespace ([IsReservedHeader]): the envelope's own
+// attributes travel there.
 func (o Outgoing) Prepared(now time.Time) (Outgoing, error) {
 	if o.Body == nil {
 		return o, fmt.Errorf("reliar: message %s has no body", o.ID)
 	}
 	if o.Body.MessageType() == "" {
 		return o, fmt.Errorf("reliar: message %s (%T) has an empty message type", o.ID, o.Body)
+	}
+	for name := range o.Headers {
+		if IsReservedHeader(name) {
+			return o, fmt.Errorf("%w: message %s: header %q: choose a name outside ce-, ce_ and cloudEvents:", ErrReservedHeader, o.ID, name)
+		}
 	}
 	if o.ID == uuid.Nil {
 		o.ID = NewMessageID()

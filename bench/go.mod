@@ -46,3 +46,7 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
+
+replace github.com/reliar/reliar/observability/otel => ../observability/otel
+
+replace github.com/reliar/reliar/publisher/internal/cetest => ../publisher/internal/cetest

@@ -26,6 +26,8 @@ require (
 
 replace (
 	github.com/reliar/reliar => ..
+	github.com/reliar/reliar/observability/otel => ../observability/otel
+	github.com/reliar/reliar/publisher/internal/cetest => ../publisher/internal/cetest
 	github.com/reliar/reliar/publisher/nats => ../publisher/nats
 	github.com/reliar/reliar/store/pgstore => ../store/pgstore
 )

@@ -16,6 +16,8 @@ func TestMessageIDFromHeaders(t *testing.T) {
 	}{
 		{"cloudevents", map[string]string{"ce-id": id.String()}, true},
 		{"cloudevents upper case", map[string]string{"Ce-Id": id.String()}, true},
+		{"cloudevents kafka", map[string]string{"ce_id": id.String()}, true},
+		{"cloudevents amqp", map[string]string{"cloudEvents:id": id.String()}, true},
 		{"jetstream", map[string]string{"Nats-Msg-Id": id.String()}, true},
 		{"webhook", map[string]string{"webhook-id": id.String()}, true},
 		{"amqp", map[string]string{"message-id": id.String()}, true},

@@ -69,10 +69,10 @@ func ValidateConsumer(consumer string) error {
 }
 
 // Header names that carry a message id, in the order MessageIDFromHeaders
-// tries them: the CloudEvents id every Reliar publisher sets, JetStream's
-// dedup id, the webhook id, AMQP's message-id property when copied into
-// headers.
-var idHeaders = []string{reliar.HeaderID, "Nats-Msg-Id", "webhook-id", "message-id", "message_id"}
+// tries them: the CloudEvents id every Reliar publisher sets (ce-id on HTTP,
+// NATS and Redis, ce_id on Kafka, cloudEvents:id on AMQP), JetStream's dedup
+// id, the webhook id, AMQP's message-id property when copied into headers.
+var idHeaders = []string{reliar.HeaderID, "ce_id", "cloudEvents:id", "Nats-Msg-Id", "webhook-id", "message-id", "message_id"}
 
 // MessageIDFromHeaders reads the message id back from a delivery's headers,
 // as every Reliar publisher writes it. Header names match case-insensitively.
@@ -90,5 +90,5 @@ func MessageIDFromHeaders(headers map[string]string) (reliar.MessageID, error) {
 			return id, err
 		}
 	}
-	return reliar.MessageID{}, errors.New("inbox: no message id header (ce-id, Nats-Msg-Id, webhook-id, message-id)")
+	return reliar.MessageID{}, errors.New("inbox: no message id header (ce-id, ce_id, cloudEvents:id, Nats-Msg-Id, webhook-id, message-id)")
 }

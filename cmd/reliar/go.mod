@@ -74,6 +74,7 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
+	github.com/reliar/reliar/publisher/webhook v0.0.0
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
@@ -97,7 +98,6 @@ require (
 
 replace (
 	github.com/reliar/reliar => ../..
-	github.com/reliar/reliar/observability/otel => ../../observability/otel
 	github.com/reliar/reliar/observability/prometheus => ../../observability/prometheus
 	github.com/reliar/reliar/publisher/amqp => ../../publisher/amqp
 	github.com/reliar/reliar/publisher/kafka => ../../publisher/kafka
@@ -107,3 +107,9 @@ replace (
 	github.com/reliar/reliar/store/pgstore => ../../store/pgstore
 	github.com/reliar/reliar/store/sqlitestore => ../../store/sqlitestore
 )
+
+replace github.com/reliar/reliar/publisher/webhook => ../../publisher/webhook
+
+replace github.com/reliar/reliar/publisher/internal/cetest => ../../publisher/internal/cetest
+
+replace github.com/reliar/reliar/observability/otel => ../../observability/otel

@@ -19,7 +19,7 @@ func benchTopology(b *testing.B) string {
 // BenchmarkPublish measures one confirmed publish against the local
 // RabbitMQ.
 func BenchmarkPublish(b *testing.B) {
-	p := newPublisher(b, brokerURL, amqp.Exchange(benchTopology(b)))
+	p := newPublisher(b, brokerURL, amqp.WithExchange(benchTopology(b)))
 	env := envelope(1, "orders.placed")
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -34,7 +34,7 @@ func BenchmarkPublish(b *testing.B) {
 // channel; msgs/s is the throughput in messages.
 func BenchmarkPublishBatch(b *testing.B) {
 	const size = 100
-	p := newPublisher(b, brokerURL, amqp.Exchange(benchTopology(b)))
+	p := newPublisher(b, brokerURL, amqp.WithExchange(benchTopology(b)))
 	envs := batch(size, "orders.placed")
 	ctx := context.Background()
 	b.ReportAllocs()

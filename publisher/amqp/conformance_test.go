@@ -3,6 +3,7 @@ package amqp_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	amqp091 "github.com/rabbitmq/amqp091-go"
@@ -17,15 +18,15 @@ const messageType = "publishertest.happened"
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	publishertest.Run(t, func(t *testing.T) publishertest.Harness {
-		// A headers exchange routes publishertest's messages by ce-type,
-		// so that one of another type is unroutable, while the routing key
-		// stays the partition key.
+		// A headers exchange routes publishertest's messages by their
+		// cloudEvents:type, while the routing key stays the partition key.
 		top := newTopology(t, binding{kind: amqp091.ExchangeHeaders, args: amqp091.Table{
-			"x-match":         "any",
-			reliar.HeaderType: messageType,
+			"x-match":                      "any",
+			amqp.PropertyPrefix + "type":   messageType,
+			amqp.PropertyPrefix + "source": "/dienste/zahlung-für-Ä/100%25",
 		}})
 		return publishertest.Harness{
-			Publisher: newPublisher(t, brokerURL, amqp.Exchange(top.exchange)),
+			Publisher: newPublisher(t, brokerURL, amqp.WithExchange(top.exchange)),
 			Receive: func(ctx context.Context, n int) ([]publishertest.Received, error) {
 				var got []publishertest.Received
 				for len(got) < n {
@@ -34,25 +35,40 @@ func TestConformance(t *testing.T) {
 						if !ok {
 							return got, fmt.Errorf("consumer of %s closed", top.queue)
 						}
-						got = append(got, publishertest.Received{Headers: stringHeaders(d.Headers), Payload: d.Body, Key: d.RoutingKey})
+						got = append(got, publishertest.Received{Headers: stringHeaders(d.Headers), Payload: d.Body, Key: d.RoutingKey, Message: d})
 					case <-ctx.Done():
 						return got, fmt.Errorf("received %d of %d: %w", len(got), n, ctx.Err())
 					}
 				}
 				return got, nil
 			},
+			Decode: func(r publishertest.Received) (*reliar.SerializedEnvelope, error) {
+				return amqp.Envelope(r.Message.(amqp091.Delivery))
+			},
+			Reference: sdkReference,
 			Unroutable: func(t *testing.T) reliar.Publisher {
-				return newPublisher(t, brokerURL, amqp.Exchange(bareExchange(t)))
+				return newPublisher(t, brokerURL, amqp.WithExchange(bareExchange(t)))
+			},
+			Misconfigured: func(t *testing.T) (reliar.Publisher, func()) {
+				// The exchange routes nowhere until the operator binds
+				// the harness's queue to it.
+				ex := bareExchange(t)
+				return newPublisher(t, brokerURL, amqp.WithExchange(ex)), func() { top.bindFrom(t, ex) }
+			},
+			TooLarge: func(t *testing.T) *reliar.SerializedEnvelope {
+				e := publishertest.Envelope(7)
+				e.Payload = make([]byte, overMaxMessageSize)
+				return e
 			},
 			Broken: func(t *testing.T) reliar.Publisher {
 				px := newProxy(t)
-				p := newPublisher(t, px.url(), amqp.Exchange(top.exchange))
+				p := newPublisher(t, px.url(), amqp.WithExchange(top.exchange))
 				px.stop()
 				return p
 			},
 			Refused: func(t *testing.T, seq int) *reliar.SerializedEnvelope {
 				e := publishertest.Envelope(seq)
-				e.MessageType = "refused.message"
+				e.Metadata.Correlation.CorrelationID = strings.Repeat("x", 256) // over AMQP's 255
 				return e
 			},
 			Features: publishertest.Features{

@@ -13,11 +13,11 @@ import (
 // dial opens a connection within the dial timeout and ctx, and registers
 // for its closing.
 func (p *Publisher) dial(ctx context.Context) (*amqp091.Connection, chan *amqp091.Error, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.dialTimeout)
+	ctx, cancel := context.WithTimeout(ctx, p.opts.dialTimeout)
 	defer cancel()
 	var stop func() bool
 	cfg := amqp091.Config{
-		Heartbeat: p.cfg.heartbeat,
+		Heartbeat: p.opts.heartbeat,
 		Locale:    "en_US",
 		Dial: func(network, addr string) (net.Conn, error) {
 			var d net.Dialer
@@ -95,14 +95,14 @@ func (p *Publisher) lost(conn *amqp091.Connection, err error) {
 		return
 	}
 	p.conn, p.idle, p.lastErr = nil, nil, err
-	p.cfg.logger.Warn("amqp: connection lost", "error", err)
+	p.opts.logger.Warn("amqp: connection lost", "error", err)
 }
 
 // reconnect dials until a connection opens, waiting between attempts with
 // exponential backoff and jitter. It reports false when the publisher was
 // closed meanwhile.
 func (p *Publisher) reconnect() (*amqp091.Connection, chan *amqp091.Error, bool) {
-	wait := p.cfg.backoffMin
+	wait := p.opts.backoffMin
 	for attempt := 1; ; attempt++ {
 		if p.ctx.Err() != nil {
 			return nil, nil, false
@@ -118,7 +118,7 @@ func (p *Publisher) reconnect() (*amqp091.Connection, chan *amqp091.Error, bool)
 			p.conn, p.lastErr = conn, nil
 			p.gen++
 			p.mu.Unlock()
-			p.cfg.logger.Info("amqp: reconnected", "attempts", attempt)
+			p.opts.logger.Info("amqp: reconnected", "attempts", attempt)
 			return conn, closes, true
 		}
 		p.mu.Lock()
@@ -127,7 +127,7 @@ func (p *Publisher) reconnect() (*amqp091.Connection, chan *amqp091.Error, bool)
 		if p.ctx.Err() != nil {
 			return nil, nil, false
 		}
-		p.cfg.logger.Warn("amqp: reconnect failed", "attempt", attempt, "retry_in", wait, "error", err)
+		p.opts.logger.Warn("amqp: reconnect failed", "attempt", attempt, "retry_in", wait, "error", err)
 		t := time.NewTimer(jitter(wait))
 		select {
 		case <-p.ctx.Done():
@@ -135,7 +135,7 @@ func (p *Publisher) reconnect() (*amqp091.Connection, chan *amqp091.Error, bool)
 			return nil, nil, false
 		case <-t.C:
 		}
-		wait = min(2*wait, p.cfg.backoffMax)
+		wait = min(2*wait, p.opts.backoffMax)
 	}
 }
 

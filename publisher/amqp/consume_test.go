@@ -26,7 +26,9 @@ type idCase struct {
 func idCases(id, other reliar.MessageID) []idCase {
 	return []idCase{
 		{"property only", amqp091.Publishing{MessageId: id.String()}, id, nil, false, nil},
-		{"header only", amqp091.Publishing{Headers: amqp091.Table{"ce-id": id.String()}}, id, nil, false, nil},
+		{"cloudEvents:id header only", amqp091.Publishing{Headers: amqp091.Table{"cloudEvents:id": id.String()}}, id, nil, false, nil},
+		{"cloudEvents:id wins over the pre-release ce-id", amqp091.Publishing{Headers: amqp091.Table{"cloudEvents:id": id.String(), "ce-id": other.String()}}, id, nil, false, nil},
+		{"pre-release ce-id header only", amqp091.Publishing{Headers: amqp091.Table{"ce-id": id.String()}}, id, nil, false, nil},
 		{"header in bytes", amqp091.Publishing{Headers: amqp091.Table{"ce-id": []byte(id.String())}}, id, nil, false, nil},
 		{"header upper case", amqp091.Publishing{Headers: amqp091.Table{"CE-ID": id.String()}}, id, nil, false, nil},
 		{"property wins", amqp091.Publishing{MessageId: id.String(), Headers: amqp091.Table{"ce-id": other.String()}}, id, nil, false, nil},
@@ -99,7 +101,7 @@ func TestConsumeForeignMessages(t *testing.T) {
 func TestConsumeRoundTrip(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
-	p := newPublisher(t, brokerURL, amqp.Exchange(top.exchange))
+	p := newPublisher(t, brokerURL, amqp.WithExchange(top.exchange))
 	sent := []*reliar.SerializedEnvelope{publishertest.Envelope(1), publishertest.Unkeyed(2)}
 	for _, env := range sent {
 		if err := p.Publish(timeout(t), env); err != nil {

@@ -3,6 +3,8 @@ package amqp
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 
 	amqp091 "github.com/rabbitmq/amqp091-go"
 	"github.com/reliar/reliar"
@@ -24,11 +26,15 @@ var (
 	// ErrInvalidMessage is wrapped by the permanent error of a message that
 	// cannot be expressed in AMQP (a field over 255 bytes).
 	ErrInvalidMessage = errors.New("amqp: invalid message")
+	// ErrTooLarge is wrapped by the permanent error of a message over the
+	// broker's max_message_size.
+	ErrTooLarge = errors.New("amqp: message over the broker's max_message_size")
 )
 
 // ReturnError reports a message the broker returned because it was
 // published mandatory and no queue was bound to receive it (NO_ROUTE). It
-// is permanent: the same message is routed the same way again.
+// is transient: every message routed that way shares it, and the rows wait
+// until an operator binds a queue (or an alternate exchange).
 type ReturnError struct {
 	ID         reliar.MessageID
 	ReplyCode  uint16
@@ -45,29 +51,32 @@ func (e *ReturnError) Error() string {
 // Is reports whether target is ErrUnroutable.
 func (e *ReturnError) Is(target error) bool { return target == ErrUnroutable }
 
-// FailureKind is always permanent.
-func (e *ReturnError) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
+// FailureKind is always transient.
+func (e *ReturnError) FailureKind() reliar.FailureKind { return reliar.FailureTransient }
 
-// permanentCodes are the AMQP reply codes that fail a message the same way
-// however often it is retried: NOT_FOUND (no such exchange),
-// ACCESS_REFUSED (no write permission on it) and PRECONDITION_FAILED (a
-// message over the broker's max_message_size).
-var permanentCodes = map[int]bool{
-	amqp091.NotFound:           true,
-	amqp091.AccessRefused:      true,
-	amqp091.PreconditionFailed: true,
-}
+// classify keeps the class err already has. No AMQP reply code makes a
+// message permanent by itself: NOT_FOUND (no such exchange), ACCESS_REFUSED
+// (no write permission) and a refused login are shared by every message
+// and an operator fixes them, and PRECONDITION_FAILED, which closes the
+// channel, is attributed message by message (see tooLarge).
+func classify(err error) error { return err }
 
-// classify marks err permanent when it carries an AMQP error with one of
-// permanentCodes, and leaves it transient otherwise (closed channels and
-// connections, timeouts, nacks).
-func classify(err error) error {
-	if err == nil || reliar.IsPermanent(err) {
-		return err
-	}
+// maxSizeText finds the limit in RabbitMQ's PRECONDITION_FAILED reply to
+// a message over max_message_size: "message size N is larger than
+// configured max size M".
+var maxSizeText = regexp.MustCompile(`larger than configured max size (\d+)`)
+
+// maxMessageSize returns the broker's max_message_size from the channel
+// error of a message over it.
+func maxMessageSize(err error) (int64, bool) {
 	var ae *amqp091.Error
-	if errors.As(err, &ae) && permanentCodes[ae.Code] {
-		return reliar.Permanent(err)
+	if !errors.As(err, &ae) || ae.Code != amqp091.PreconditionFailed {
+		return 0, false
 	}
-	return err
+	m := maxSizeText.FindStringSubmatch(ae.Reason)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	return n, err == nil && n > 0
 }

@@ -49,7 +49,7 @@ func ExampleEnvelope() {
 		return
 	}
 
-	pub, err := amqp.New(ctx, url, amqp.Exchange(exchange))
+	pub, err := amqp.New(ctx, url, amqp.WithExchange(exchange))
 	if err != nil {
 		fmt.Println(err)
 		return

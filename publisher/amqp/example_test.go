@@ -13,7 +13,7 @@ import (
 func ExampleNew() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	pub, err := amqp.New(ctx, "amqp://guest:guest@localhost:5672/", amqp.Exchange("orders"))
+	pub, err := amqp.New(ctx, "amqp://guest:guest@localhost:5672/", amqp.WithExchange("orders"))
 	if err != nil {
 		log.Fatal(err)
 	}

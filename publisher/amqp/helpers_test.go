@@ -29,7 +29,7 @@ func uniqueName(prefix string) string {
 }
 
 // quiet discards the publisher's logs.
-var quiet = amqp.Logger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+var quiet = amqp.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 // topology is an exchange and a queue bound to it, declared for one test
 // and deleted when it ends, with a consumer of the queue.
@@ -228,4 +228,27 @@ func bareExchange(t testing.TB) string {
 		}
 	})
 	return name
+}
+
+// overMaxMessageSize is one byte over RabbitMQ's default max_message_size
+// (128 MiB, the highest default of any version): such a message makes the
+// broker close the channel with PRECONDITION_FAILED.
+const overMaxMessageSize = 128<<20 + 1
+
+// bindFrom binds the topology's queue to exchange ex (a topic exchange)
+// for every routing key, as an operator fixing the routing would.
+func (top *topology) bindFrom(t testing.TB, ex string) {
+	t.Helper()
+	conn, err := amqp091.Dial(brokerURL)
+	if err != nil {
+		t.Fatalf("RabbitMQ at %s: %v", brokerURL, err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatalf("channel: %v", err)
+	}
+	if err := ch.QueueBind(top.queue, "#", ex, false, nil); err != nil {
+		t.Fatalf("bind %s to %s: %v", top.queue, ex, err)
+	}
 }

@@ -12,14 +12,27 @@ import (
 // message properties.
 const maxShortString = 255
 
+// The AMQP binding's names: the application-property prefix of every
+// attribute.
+const PropertyPrefix = "cloudEvents:"
+
 // message maps env to an AMQP publishing and its routing key: persistent,
 // with the message id, type, content type, timestamp, correlation id and
-// reply-to as properties, and the CloudEvents headers as the header table.
+// reply-to as properties, and the header table holding the CloudEvents
+// attributes as the AMQP binding's "cloudEvents:" application properties,
+// strings all, then the W3C trace headers and the user headers.
 func (p *Publisher) message(env *reliar.SerializedEnvelope) (string, amqp091.Publishing, error) {
-	key := p.cfg.routingKey(env)
-	h := reliar.CloudEventHeaders(env)
-	headers := make(amqp091.Table, len(h))
-	for k, v := range h {
+	key := p.opts.routingKey(env)
+	headers := make(amqp091.Table, len(env.Headers)+24)
+	for name, v := range reliar.CloudEventAttributes(env) {
+		if name != reliar.AttrDataContentType {
+			headers[PropertyPrefix+name] = v
+		}
+	}
+	for k, v := range reliar.TraceHeaders(env) {
+		headers[k] = v
+	}
+	for k, v := range reliar.UserHeaders(env) {
 		if len(k) > maxShortString {
 			return "", amqp091.Publishing{}, invalid(env, "a header name is over 255 bytes")
 		}

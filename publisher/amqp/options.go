@@ -14,13 +14,14 @@ import (
 var ErrInvalidOption = errors.New("amqp: invalid option")
 
 // DefaultExchange is the exchange messages are published to unless
-// [Exchange] says otherwise.
+// [WithExchange] says otherwise.
 const DefaultExchange = "reliar"
 
-// Option configures a [Publisher].
-type Option func(*config) error
+// Option configures a [Publisher]. Options validate their arguments and
+// return an error wrapping [ErrInvalidOption].
+type Option func(*options) error
 
-type config struct {
+type options struct {
 	exchange    string
 	routingKey  func(*reliar.SerializedEnvelope) string
 	poolSize    int
@@ -31,8 +32,8 @@ type config struct {
 	logger      *slog.Logger
 }
 
-func defaultConfig() config {
-	return config{
+func defaultOptions() options {
+	return options{
 		exchange:    DefaultExchange,
 		routingKey:  (*reliar.SerializedEnvelope).PartitionKey,
 		poolSize:    16,
@@ -44,99 +45,99 @@ func defaultConfig() config {
 	}
 }
 
-// Exchange is the exchange every message is published to. Defaults to
+// WithExchange is the exchange every message is published to. Defaults to
 // [DefaultExchange]. The empty name is the broker's default exchange, which
-// routes by queue name: pair it with a [RoutingKeyFunc] that returns one.
-func Exchange(name string) Option {
-	return func(c *config) error {
+// routes by queue name: pair it with a [WithRoutingKeyFunc] that returns one.
+func WithExchange(name string) Option {
+	return func(c *options) error {
 		if len(name) > maxShortString {
-			return fmt.Errorf("%w: exchange name of %d bytes, over %d", ErrInvalidOption, len(name), maxShortString)
+			return fmt.Errorf("%w: WithExchange: a name of %d bytes, over %d", ErrInvalidOption, len(name), maxShortString)
 		}
 		c.exchange = name
 		return nil
 	}
 }
 
-// RoutingKeyFunc chooses each message's routing key. Defaults to the
+// WithRoutingKeyFunc chooses each message's routing key. Defaults to the
 // envelope's partition key (its ordering key, else its conversation id), so
 // that a consistent-hash exchange keeps the messages of one key on one
 // queue. A key over 255 bytes fails the message permanently.
-func RoutingKeyFunc(f func(*reliar.SerializedEnvelope) string) Option {
-	return func(c *config) error {
+func WithRoutingKeyFunc(f func(*reliar.SerializedEnvelope) string) Option {
+	return func(c *options) error {
 		if f == nil {
-			return fmt.Errorf("%w: RoutingKeyFunc is nil", ErrInvalidOption)
+			return fmt.Errorf("%w: WithRoutingKeyFunc is nil", ErrInvalidOption)
 		}
 		c.routingKey = f
 		return nil
 	}
 }
 
-// PoolSize is the number of channels the publisher keeps open, each with
+// WithPoolSize is the number of channels the publisher keeps open, each with
 // one Publish or PublishBatch at a time. Defaults to 16, the dispatcher's
 // default MaxInFlight; further calls wait for a free channel.
-func PoolSize(n int) Option {
-	return func(c *config) error {
+func WithPoolSize(n int) Option {
+	return func(c *options) error {
 		if n < 1 {
-			return fmt.Errorf("%w: PoolSize %d, want at least 1", ErrInvalidOption, n)
+			return fmt.Errorf("%w: WithPoolSize %d, want at least 1", ErrInvalidOption, n)
 		}
 		c.poolSize = n
 		return nil
 	}
 }
 
-// DialTimeout bounds each connection attempt, handshake included. Defaults
+// WithDialTimeout bounds each connection attempt, handshake included. Defaults
 // to 10s; the context of [New] bounds the first attempt too.
-func DialTimeout(d time.Duration) Option {
-	return func(c *config) error {
+func WithDialTimeout(d time.Duration) Option {
+	return func(c *options) error {
 		if d <= 0 {
-			return fmt.Errorf("%w: DialTimeout %v, want > 0", ErrInvalidOption, d)
+			return fmt.Errorf("%w: WithDialTimeout %v, want > 0", ErrInvalidOption, d)
 		}
 		c.dialTimeout = d
 		return nil
 	}
 }
 
-// Heartbeat is the AMQP heartbeat interval, which bounds how long a dead
+// WithHeartbeat is the AMQP heartbeat interval, which bounds how long a dead
 // connection goes unnoticed (about three intervals). Defaults to 10s.
-func Heartbeat(d time.Duration) Option {
-	return func(c *config) error {
+func WithHeartbeat(d time.Duration) Option {
+	return func(c *options) error {
 		if d < time.Second {
-			return fmt.Errorf("%w: Heartbeat %v, want at least 1s", ErrInvalidOption, d)
+			return fmt.Errorf("%w: WithHeartbeat %v, want at least 1s", ErrInvalidOption, d)
 		}
 		c.heartbeat = d
 		return nil
 	}
 }
 
-// ReconnectBackoff bounds the wait between reconnection attempts after the
+// WithReconnectBackoff bounds the wait between reconnection attempts after the
 // connection was lost: the first attempt is immediate, then the wait starts
 // at minWait and doubles up to maxWait. Defaults to 100ms and 10s.
-func ReconnectBackoff(minWait, maxWait time.Duration) Option {
-	return func(c *config) error {
+func WithReconnectBackoff(minWait, maxWait time.Duration) Option {
+	return func(c *options) error {
 		if minWait <= 0 || maxWait < minWait {
-			return fmt.Errorf("%w: ReconnectBackoff(%v, %v), want 0 < min <= max", ErrInvalidOption, minWait, maxWait)
+			return fmt.Errorf("%w: WithReconnectBackoff(%v, %v), want 0 < min <= max", ErrInvalidOption, minWait, maxWait)
 		}
 		c.backoffMin, c.backoffMax = minWait, maxWait
 		return nil
 	}
 }
 
-// Logger receives the connection's life events: lost, reconnected, failed
+// WithLogger receives the connection's life events: lost, reconnected, failed
 // attempts. Defaults to slog.Default(). Payloads and header values are
 // never logged.
-func Logger(l *slog.Logger) Option {
-	return func(c *config) error {
+func WithLogger(l *slog.Logger) Option {
+	return func(c *options) error {
 		if l == nil {
-			return fmt.Errorf("%w: Logger is nil", ErrInvalidOption)
+			return fmt.Errorf("%w: WithLogger is nil", ErrInvalidOption)
 		}
 		c.logger = l
 		return nil
 	}
 }
 
-// newConfig applies opts to the defaults.
-func newConfig(opts []Option) (config, error) {
-	c := defaultConfig()
+// newOptions applies opts to the defaults.
+func newOptions(opts []Option) (options, error) {
+	c := defaultOptions()
 	for _, o := range opts {
 		if o == nil {
 			return c, fmt.Errorf("%w: nil option", ErrInvalidOption)

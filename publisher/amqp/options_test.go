@@ -20,14 +20,14 @@ func TestNewValidatesOptions(t *testing.T) {
 		opts []amqp.Option
 	}{
 		{"nil option", brokerURL, []amqp.Option{nil}},
-		{"nil routing key func", brokerURL, []amqp.Option{amqp.RoutingKeyFunc(nil)}},
-		{"long exchange", brokerURL, []amqp.Option{amqp.Exchange(strings.Repeat("x", 256))}},
-		{"pool size 0", brokerURL, []amqp.Option{amqp.PoolSize(0)}},
-		{"dial timeout 0", brokerURL, []amqp.Option{amqp.DialTimeout(0)}},
-		{"heartbeat under 1s", brokerURL, []amqp.Option{amqp.Heartbeat(time.Millisecond)}},
-		{"backoff min 0", brokerURL, []amqp.Option{amqp.ReconnectBackoff(0, time.Second)}},
-		{"backoff max below min", brokerURL, []amqp.Option{amqp.ReconnectBackoff(time.Second, time.Millisecond)}},
-		{"nil logger", brokerURL, []amqp.Option{amqp.Logger(nil)}},
+		{"nil routing key func", brokerURL, []amqp.Option{amqp.WithRoutingKeyFunc(nil)}},
+		{"long exchange", brokerURL, []amqp.Option{amqp.WithExchange(strings.Repeat("x", 256))}},
+		{"pool size 0", brokerURL, []amqp.Option{amqp.WithPoolSize(0)}},
+		{"dial timeout 0", brokerURL, []amqp.Option{amqp.WithDialTimeout(0)}},
+		{"heartbeat under 1s", brokerURL, []amqp.Option{amqp.WithHeartbeat(time.Millisecond)}},
+		{"backoff min 0", brokerURL, []amqp.Option{amqp.WithReconnectBackoff(0, time.Second)}},
+		{"backoff max below min", brokerURL, []amqp.Option{amqp.WithReconnectBackoff(time.Second, time.Millisecond)}},
+		{"nil logger", brokerURL, []amqp.Option{amqp.WithLogger(nil)}},
 		{"bad url scheme", "http://127.0.0.1:5672/", nil},
 	}
 	for _, tc := range tests {
@@ -44,11 +44,11 @@ func TestNewAcceptsOptions(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
 	p := newPublisher(t, brokerURL,
-		amqp.Exchange(top.exchange),
-		amqp.PoolSize(2),
-		amqp.DialTimeout(5*time.Second),
-		amqp.Heartbeat(5*time.Second),
-		amqp.ReconnectBackoff(50*time.Millisecond, time.Second),
+		amqp.WithExchange(top.exchange),
+		amqp.WithPoolSize(2),
+		amqp.WithDialTimeout(5*time.Second),
+		amqp.WithHeartbeat(5*time.Second),
+		amqp.WithReconnectBackoff(50*time.Millisecond, time.Second),
 	)
 	if err := p.Publish(timeout(t), envelope(1, "orders.placed")); err != nil {
 		t.Fatalf("Publish: %v", err)
@@ -62,10 +62,12 @@ func TestClassify(t *testing.T) {
 		err       error
 		permanent bool
 	}{
-		{&amqp091.Error{Code: amqp091.NotFound, Reason: "NOT_FOUND - no exchange"}, true},
-		{&amqp091.Error{Code: amqp091.AccessRefused, Reason: "ACCESS_REFUSED"}, true},
-		{&amqp091.Error{Code: amqp091.PreconditionFailed, Reason: "PRECONDITION_FAILED - message size"}, true},
-		{fmt.Errorf("wrapped: %w", &amqp091.Error{Code: amqp091.NotFound}), true},
+		// Shared by every message, fixed by an operator.
+		{&amqp091.Error{Code: amqp091.NotFound, Reason: "NOT_FOUND - no exchange"}, false},
+		{&amqp091.Error{Code: amqp091.AccessRefused, Reason: "ACCESS_REFUSED"}, false},
+		{fmt.Errorf("wrapped: %w", &amqp091.Error{Code: amqp091.NotFound}), false},
+		// Attributed message by message when the channel closes.
+		{&amqp091.Error{Code: amqp091.PreconditionFailed, Reason: "PRECONDITION_FAILED - message size"}, false},
 		{amqp091.ErrClosed, false},
 		{&amqp091.Error{Code: amqp091.ConnectionForced, Reason: "CONNECTION_FORCED - shutdown"}, false},
 		{&amqp091.Error{Code: amqp091.FrameError, Reason: "read: connection reset"}, false},
@@ -93,8 +95,8 @@ func TestClassify(t *testing.T) {
 func TestReturnError(t *testing.T) {
 	t.Parallel()
 	e := &amqp.ReturnError{ReplyCode: amqp091.NoRoute, ReplyText: "NO_ROUTE", Exchange: "x", RoutingKey: "k"}
-	if !errors.Is(e, amqp.ErrUnroutable) || !reliar.IsPermanent(e) {
-		t.Fatalf("%v: want a permanent ErrUnroutable", e)
+	if !errors.Is(e, amqp.ErrUnroutable) || reliar.IsPermanent(e) {
+		t.Fatalf("%v: want a transient ErrUnroutable", e)
 	}
 	if s := e.Error(); !strings.Contains(s, "NO_ROUTE") || !strings.Contains(s, `"x"`) || !strings.Contains(s, `"k"`) {
 		t.Fatalf("Error() = %q, want the exchange, key and reply", s)

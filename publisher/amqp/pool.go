@@ -133,7 +133,7 @@ func (p *Publisher) put(c *channel) {
 func (p *Publisher) release(c *channel) {
 	p.mu.Lock()
 	keep := !p.closed && !c.dirty && c.closeErr == nil && c.gen == p.gen && p.conn != nil &&
-		!c.ch.IsClosed() && len(p.idle) < p.cfg.poolSize
+		!c.ch.IsClosed() && len(p.idle) < p.opts.poolSize
 	if keep {
 		// Every return of the call preceded its ack, so any left is stale.
 		clear(c.returned)

@@ -75,16 +75,20 @@ func (p *Publisher) publishWindow(ctx context.Context, c *channel, envs []*relia
 			results[i] = err
 			continue
 		}
-		if c.closed(ctx) {
-			results[i] = failed(env, c.closeErr)
+		if limit := p.maxSize.Load(); limit > 0 && int64(len(msg.Body)) > limit {
+			results[i] = tooLarge(env, limit, nil)
 			continue
 		}
-		dc, err := c.ch.PublishWithDeferredConfirmWithContext(ctx, p.cfg.exchange, key, true, false, msg)
+		if c.closed(ctx) {
+			results[i] = p.failed(env, c.closeErr)
+			continue
+		}
+		dc, err := c.ch.PublishWithDeferredConfirmWithContext(ctx, p.opts.exchange, key, true, false, msg)
 		if err != nil {
 			if ctx.Err() == nil && c.closed(ctx) {
 				err = c.closeErr
 			}
-			results[i] = failed(env, err)
+			results[i] = p.failed(env, err)
 			continue
 		}
 		pending = append(pending, inflight{index: i, env: env, dc: dc})
@@ -128,12 +132,33 @@ func (p *Publisher) outcome(ctx context.Context, c *channel, f inflight) error {
 	if c.closed(ctx) {
 		// The broker closed the channel (or the connection) before it
 		// confirmed the message; amqp091 nacks what was pending.
-		return failed(f.env, c.closeErr)
+		return p.failed(f.env, c.closeErr)
 	}
 	return fmt.Errorf("amqp: publish %s: %w", f.env.ID, ErrNacked)
 }
 
-// failed wraps err with the message id and classifies it.
-func failed(env *reliar.SerializedEnvelope, err error) error {
+// failed wraps err, why env could not be published, with the message id
+// and classifies it. A channel closed by PRECONDITION_FAILED for a message
+// over max_message_size fails the messages over that size permanently and
+// the others, which only shared the channel, transiently; the publisher
+// keeps the limit to refuse larger messages before sending them.
+func (p *Publisher) failed(env *reliar.SerializedEnvelope, err error) error {
+	if limit, ok := maxMessageSize(err); ok {
+		p.maxSize.Store(limit)
+		if int64(len(env.Payload)) > limit {
+			return tooLarge(env, limit, err)
+		}
+		return fmt.Errorf("amqp: publish %s: the channel closed for another, larger message: %w", env.ID, err)
+	}
 	return classify(fmt.Errorf("amqp: publish %s: %w", env.ID, err))
+}
+
+// tooLarge is the permanent error of env over the broker's limit; cause is
+// the broker's answer, when there was one.
+func tooLarge(env *reliar.SerializedEnvelope, limit int64, cause error) error {
+	err := fmt.Errorf("%w: message %s has %d bytes, and max_message_size is %d", ErrTooLarge, env.ID, len(env.Payload), limit)
+	if cause != nil {
+		err = fmt.Errorf("%w (%w)", err, cause)
+	}
+	return reliar.Permanent(err)
 }

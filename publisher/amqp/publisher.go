@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	amqp091 "github.com/rabbitmq/amqp091-go"
 	"github.com/reliar/reliar"
@@ -14,8 +15,8 @@ import (
 // which it reopens when it is lost, and a pool of channels in confirm mode.
 // It is safe for concurrent use; Close releases it.
 type Publisher struct {
-	url string
-	cfg config
+	url  string
+	opts options
 
 	// ctx ends when Close is called; it bounds reconnection attempts.
 	ctx    context.Context
@@ -33,6 +34,10 @@ type Publisher struct {
 	idle    []*channel          // open channels of connection gen
 	lastErr error               // why the connection was lost or not reopened
 	closed  bool
+
+	// maxSize is the broker's max_message_size once a PRECONDITION_FAILED
+	// told it; 0 until then.
+	maxSize atomic.Int64
 }
 
 var _ reliar.BatchPublisher = (*Publisher)(nil)
@@ -40,17 +45,18 @@ var _ reliar.BatchPublisher = (*Publisher)(nil)
 // New connects to the broker at url (amqp:// or amqps://) and returns a
 // publisher to the configured exchange. It fails when the broker cannot be
 // reached by ctx's end or the exchange does not exist: declare the exchange
-// first (a topic, direct, headers or x-consistent-hash exchange, durable),
-// since a message published to a missing exchange fails permanently.
+// first (a topic, direct, headers or x-consistent-hash exchange, durable).
+// An exchange deleted later fails every publish transiently until it is
+// declared again.
 func New(ctx context.Context, url string, opts ...Option) (*Publisher, error) {
-	cfg, err := newConfig(opts)
+	o, err := newOptions(opts)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := amqp091.ParseURI(url); err != nil {
 		return nil, fmt.Errorf("%w: url: %w", ErrInvalidOption, err)
 	}
-	p := &Publisher{url: url, cfg: cfg, slots: make(chan struct{}, cfg.poolSize)}
+	p := &Publisher{url: url, opts: o, slots: make(chan struct{}, o.poolSize)}
 	conn, closes, err := p.dial(ctx)
 	if err != nil {
 		return nil, err
@@ -68,7 +74,7 @@ func New(ctx context.Context, url string, opts ...Option) (*Publisher, error) {
 
 // checkExchange fails when the configured exchange does not exist.
 func (p *Publisher) checkExchange(conn *amqp091.Connection) error {
-	if p.cfg.exchange == "" {
+	if p.opts.exchange == "" {
 		return nil
 	}
 	ch, err := conn.Channel()
@@ -76,8 +82,8 @@ func (p *Publisher) checkExchange(conn *amqp091.Connection) error {
 		return fmt.Errorf("amqp: open channel: %w", err)
 	}
 	defer ch.Close()
-	if err := ch.ExchangeDeclarePassive(p.cfg.exchange, amqp091.ExchangeDirect, true, false, false, false, nil); err != nil {
-		return classify(fmt.Errorf("amqp: exchange %q: %w", p.cfg.exchange, err))
+	if err := ch.ExchangeDeclarePassive(p.opts.exchange, amqp091.ExchangeDirect, true, false, false, false, nil); err != nil {
+		return classify(fmt.Errorf("amqp: exchange %q: %w", p.opts.exchange, err))
 	}
 	return nil
 }

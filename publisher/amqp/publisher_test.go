@@ -3,6 +3,7 @@ package amqp_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 func TestPublishMapsMessage(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
-	p := newPublisher(t, brokerURL, amqp.Exchange(top.exchange))
+	p := newPublisher(t, brokerURL, amqp.WithExchange(top.exchange))
 
 	env := envelope(1, "orders.placed")
 	if err := p.Publish(timeout(t), env); err != nil {
@@ -42,18 +43,38 @@ func TestPublishMapsMessage(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	want := reliar.CloudEventHeaders(env)
-	if len(d.Headers) != len(want) {
-		t.Errorf("got %d headers, want %d", len(d.Headers), len(want))
+	// The AMQP binding's names: cloudEvents: application properties,
+	// strings all (the 0-9-1 timestamp type would cut time's fraction);
+	// the data content type is the content-type property, not a header.
+	want := map[string]string{
+		"cloudEvents:id":             env.ID.String(),
+		"cloudEvents:type":           env.MessageType,
+		"cloudEvents:specversion":    "1.0",
+		"cloudEvents:source":         env.Metadata.Routing.Source,
+		"cloudEvents:time":           env.Metadata.Delivery.SentAt.Format(time.RFC3339Nano),
+		"cloudEvents:messageversion": "2",
+		"cloudEvents:correlationid":  env.Metadata.Correlation.CorrelationID,
+		"cloudEvents:conversationid": env.Metadata.Correlation.ConversationID.String(),
+		"cloudEvents:causationid":    env.Metadata.Correlation.CausationID.String(),
+		"cloudEvents:tenantid":       env.Metadata.TenantID,
+		"cloudEvents:replyto":        env.Metadata.Routing.ReplyTo,
+		"cloudEvents:partitionkey":   env.OrderingKey,
+		"cloudEvents:sequence":       "2",
 	}
-	for k, v := range want {
-		if s, ok := d.Headers[k].(string); !ok || s != v {
-			t.Errorf("header %s differs from the CloudEvents mapping", k)
+	for k, v := range env.Headers {
+		want[k] = v
+	}
+	if got := stringHeaders(d.Headers); !maps.Equal(got, want) {
+		t.Errorf("headers %v\nwant    %v", got, want)
+	}
+	for k, v := range d.Headers {
+		if _, ok := v.(string); !ok {
+			t.Errorf("header %s is a %T, want a string", k, v)
 		}
 	}
-	got, err := reliar.EnvelopeFromHeaders(stringHeaders(d.Headers), d.Body)
+	got, err := amqp.Envelope(d)
 	if err != nil {
-		t.Fatalf("EnvelopeFromHeaders: %v", err)
+		t.Fatalf("Envelope: %v", err)
 	}
 	if got.ID != env.ID || got.OrderingKey != env.OrderingKey || got.Sequence != env.Sequence {
 		t.Errorf("decoded %s/%q/%d, want %s/%q/%d", got.ID, got.OrderingKey, got.Sequence, env.ID, env.OrderingKey, env.Sequence)
@@ -64,7 +85,7 @@ func TestRoutingKeyFuncAndDefaultExchange(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
 	// The default exchange routes by queue name.
-	p := newPublisher(t, brokerURL, amqp.Exchange(""), amqp.RoutingKeyFunc(func(*reliar.SerializedEnvelope) string {
+	p := newPublisher(t, brokerURL, amqp.WithExchange(""), amqp.WithRoutingKeyFunc(func(*reliar.SerializedEnvelope) string {
 		return top.queue
 	}))
 	env := envelope(1, "orders.placed")
@@ -77,17 +98,19 @@ func TestRoutingKeyFuncAndDefaultExchange(t *testing.T) {
 	}
 }
 
-func TestUnroutableIsPermanent(t *testing.T) {
+// TestUnroutableIsTransient: a message no queue is bound for comes back
+// as a return, transient (binding a queue fixes it for every message).
+func TestUnroutableIsTransient(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, binding{kind: amqp091.ExchangeTopic, key: "good.#"})
-	p := newPublisher(t, brokerURL, amqp.Exchange(top.exchange), amqp.RoutingKeyFunc(func(e *reliar.SerializedEnvelope) string {
+	p := newPublisher(t, brokerURL, amqp.WithExchange(top.exchange), amqp.WithRoutingKeyFunc(func(e *reliar.SerializedEnvelope) string {
 		return e.MessageType
 	}))
 
 	err := p.Publish(timeout(t), envelope(1, "bad.thing"))
 	var re *amqp.ReturnError
-	if !errors.As(err, &re) || !errors.Is(err, amqp.ErrUnroutable) || !reliar.IsPermanent(err) {
-		t.Fatalf("Publish = %v, want a permanent *ReturnError", err)
+	if !errors.As(err, &re) || !errors.Is(err, amqp.ErrUnroutable) || reliar.IsPermanent(err) {
+		t.Fatalf("Publish = %v, want a transient *ReturnError", err)
 	}
 	if re.ReplyCode != amqp091.NoRoute || re.Exchange != top.exchange || re.RoutingKey != "bad.thing" {
 		t.Errorf("return = %+v, want NO_ROUTE from %s for bad.thing", re, top.exchange)
@@ -105,7 +128,7 @@ func TestUnroutableIsPermanent(t *testing.T) {
 func TestPublishBatchResultsInOrder(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, binding{kind: amqp091.ExchangeTopic, key: "good.#"})
-	p := newPublisher(t, brokerURL, amqp.Exchange(top.exchange), amqp.RoutingKeyFunc(func(e *reliar.SerializedEnvelope) string {
+	p := newPublisher(t, brokerURL, amqp.WithExchange(top.exchange), amqp.WithRoutingKeyFunc(func(e *reliar.SerializedEnvelope) string {
 		return e.MessageType
 	}))
 
@@ -139,8 +162,8 @@ func TestPublishBatchResultsInOrder(t *testing.T) {
 				t.Errorf("result %d = %v, want a permanent ErrInvalidMessage", i, err)
 			}
 		case envs[i].MessageType == "bad.thing":
-			if !errors.Is(err, amqp.ErrUnroutable) || !reliar.IsPermanent(err) {
-				t.Errorf("result %d = %v, want a permanent ErrUnroutable", i, err)
+			if !errors.Is(err, amqp.ErrUnroutable) || reliar.IsPermanent(err) {
+				t.Errorf("result %d = %v, want a transient ErrUnroutable", i, err)
 			}
 		case err != nil:
 			t.Errorf("result %d = %v, want nil", i, err)
@@ -167,7 +190,7 @@ func TestInvalidMessageIsPermanent(t *testing.T) {
 		opts   []amqp.Option
 		modify func(*reliar.SerializedEnvelope)
 	}{
-		{"routing key", []amqp.Option{amqp.RoutingKeyFunc(func(*reliar.SerializedEnvelope) string { return long })}, func(*reliar.SerializedEnvelope) {}},
+		{"routing key", []amqp.Option{amqp.WithRoutingKeyFunc(func(*reliar.SerializedEnvelope) string { return long })}, func(*reliar.SerializedEnvelope) {}},
 		{"message type", nil, func(e *reliar.SerializedEnvelope) { e.MessageType = long }},
 		{"content type", nil, func(e *reliar.SerializedEnvelope) { e.ContentType = long }},
 		{"reply-to", nil, func(e *reliar.SerializedEnvelope) { e.Metadata.Routing.ReplyTo = long }},
@@ -175,7 +198,7 @@ func TestInvalidMessageIsPermanent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPublisher(t, brokerURL, append([]amqp.Option{amqp.Exchange(top.exchange)}, tc.opts...)...)
+			p := newPublisher(t, brokerURL, append([]amqp.Option{amqp.WithExchange(top.exchange)}, tc.opts...)...)
 			env := envelope(1, "orders.placed")
 			tc.modify(env)
 			err := p.Publish(timeout(t), env)
@@ -189,21 +212,21 @@ func TestInvalidMessageIsPermanent(t *testing.T) {
 func TestMissingExchange(t *testing.T) {
 	t.Parallel()
 	ctx := timeout(t)
-	_, err := amqp.New(ctx, brokerURL, quiet, amqp.Exchange(uniqueName("missing")))
+	_, err := amqp.New(ctx, brokerURL, quiet, amqp.WithExchange(uniqueName("missing")))
 	var ae *amqp091.Error
-	if !errors.As(err, &ae) || ae.Code != amqp091.NotFound || !reliar.IsPermanent(err) {
-		t.Fatalf("New = %v, want a permanent NOT_FOUND", err)
+	if !errors.As(err, &ae) || ae.Code != amqp091.NotFound || reliar.IsPermanent(err) {
+		t.Fatalf("New = %v, want a transient NOT_FOUND", err)
 	}
 }
 
 // TestExchangeDeletedThenRestored deletes the exchange under a running
 // publisher: the broker closes the channel with NOT_FOUND, which is
-// permanent; once the exchange is back, the publisher opens a new channel
-// and publishes again.
+// transient (every message shares it); once the exchange is back, the
+// publisher opens a new channel and publishes again.
 func TestExchangeDeletedThenRestored(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
-	p := newPublisher(t, brokerURL, amqp.Exchange(top.exchange), amqp.PoolSize(1))
+	p := newPublisher(t, brokerURL, amqp.WithExchange(top.exchange), amqp.WithPoolSize(1))
 	if err := p.Publish(timeout(t), envelope(0, "orders.placed")); err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -214,13 +237,13 @@ func TestExchangeDeletedThenRestored(t *testing.T) {
 	}
 	err := p.Publish(timeout(t), envelope(1, "orders.placed"))
 	var ae *amqp091.Error
-	if !errors.As(err, &ae) || ae.Code != amqp091.NotFound || !reliar.IsPermanent(err) {
-		t.Fatalf("Publish to a deleted exchange = %v, want a permanent NOT_FOUND", err)
+	if !errors.As(err, &ae) || ae.Code != amqp091.NotFound || reliar.IsPermanent(err) {
+		t.Fatalf("Publish to a deleted exchange = %v, want a transient NOT_FOUND", err)
 	}
 	errs := p.PublishBatch(timeout(t), batch(3, "orders.placed"))
 	for i, err := range errs {
-		if !errors.As(err, &ae) || ae.Code != amqp091.NotFound || !reliar.IsPermanent(err) {
-			t.Fatalf("batch result %d = %v, want a permanent NOT_FOUND", i, err)
+		if !errors.As(err, &ae) || ae.Code != amqp091.NotFound || reliar.IsPermanent(err) {
+			t.Fatalf("batch result %d = %v, want a transient NOT_FOUND", i, err)
 		}
 	}
 
@@ -242,7 +265,7 @@ func TestExchangeDeletedThenRestored(t *testing.T) {
 func TestCancelledContext(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
-	p := newPublisher(t, brokerURL, amqp.Exchange(top.exchange))
+	p := newPublisher(t, brokerURL, amqp.WithExchange(top.exchange))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if err := p.Publish(ctx, envelope(1, "orders.placed")); !errors.Is(err, context.Canceled) || reliar.IsPermanent(err) {
@@ -256,7 +279,7 @@ func TestCancelledContext(t *testing.T) {
 func TestPoolWaitHonoursContext(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
-	p := newPublisher(t, brokerURL, amqp.Exchange(top.exchange), amqp.PoolSize(1))
+	p := newPublisher(t, brokerURL, amqp.WithExchange(top.exchange), amqp.WithPoolSize(1))
 	release, err := p.HoldChannel(timeout(t))
 	if err != nil {
 		t.Fatalf("hold the channel: %v", err)
@@ -276,7 +299,7 @@ func TestPoolWaitHonoursContext(t *testing.T) {
 func TestClose(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
-	p, err := amqp.New(timeout(t), brokerURL, quiet, amqp.Exchange(top.exchange))
+	p, err := amqp.New(timeout(t), brokerURL, quiet, amqp.WithExchange(top.exchange))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

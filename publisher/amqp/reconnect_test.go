@@ -33,7 +33,7 @@ func (b *logBuffer) String() string {
 }
 
 func (b *logBuffer) option() amqp.Option {
-	return amqp.Logger(slog.New(slog.NewTextHandler(b, nil)))
+	return amqp.WithLogger(slog.New(slog.NewTextHandler(b, nil)))
 }
 
 // publishUntil publishes env until it succeeds, failing the test on a
@@ -66,7 +66,7 @@ func TestReconnectAfterConnectionCut(t *testing.T) {
 	top := newTopology(t, everything)
 	px := newProxy(t)
 	var logs logBuffer
-	p := newPublisher(t, px.url(), amqp.Exchange(top.exchange), amqp.ReconnectBackoff(10*time.Millisecond, 100*time.Millisecond), logs.option())
+	p := newPublisher(t, px.url(), amqp.WithExchange(top.exchange), amqp.WithReconnectBackoff(10*time.Millisecond, 100*time.Millisecond), logs.option())
 	if err := p.Publish(timeout(t), envelope(0, "orders.placed")); err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -91,7 +91,7 @@ func TestUnreachableThenBack(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
 	px := newProxy(t)
-	p := newPublisher(t, px.url(), amqp.Exchange(top.exchange), amqp.ReconnectBackoff(10*time.Millisecond, 50*time.Millisecond))
+	p := newPublisher(t, px.url(), amqp.WithExchange(top.exchange), amqp.WithReconnectBackoff(10*time.Millisecond, 50*time.Millisecond))
 
 	px.stop()
 	deadline := time.Now().Add(waitTimeout)
@@ -137,7 +137,7 @@ func TestAmbiguousOutcome(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
 	px := newProxy(t)
-	p := newPublisher(t, px.url(), amqp.Exchange(top.exchange), amqp.PoolSize(1))
+	p := newPublisher(t, px.url(), amqp.WithExchange(top.exchange), amqp.WithPoolSize(1))
 	// Open the pool's channel before pausing.
 	if err := p.Publish(timeout(t), envelope(0, "orders.placed")); err != nil {
 		t.Fatalf("Publish: %v", err)
@@ -173,7 +173,7 @@ func TestCloseWhileReconnecting(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
 	px := newProxy(t)
-	p, err := amqp.New(timeout(t), px.url(), quiet, amqp.Exchange(top.exchange), amqp.ReconnectBackoff(time.Second, time.Second))
+	p, err := amqp.New(timeout(t), px.url(), quiet, amqp.WithExchange(top.exchange), amqp.WithReconnectBackoff(time.Second, time.Second))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -233,7 +233,7 @@ func TestOpenChannelHonoursContext(t *testing.T) {
 	t.Parallel()
 	top := newTopology(t, everything)
 	px := newProxy(t)
-	p := newPublisher(t, px.url(), amqp.Exchange(top.exchange), amqp.PoolSize(1))
+	p := newPublisher(t, px.url(), amqp.WithExchange(top.exchange), amqp.WithPoolSize(1))
 
 	px.pause()
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)

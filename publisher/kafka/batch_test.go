@@ -19,7 +19,7 @@ func TestPublishBatchResultsInOrder(t *testing.T) {
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: refused, Err: kerr.TopicAuthorizationFailed, Count: -1})
 	defer h.Remove()
 	topicOf := map[string]string{"orders.placed": orders, "payments.made": payments, "audit.logged": refused}
-	p := newPublisher(t, c, nil, kafka.Topics(topicOf))
+	p := newPublisher(t, c, nil, kafka.WithTopics(topicOf))
 
 	envs := batch(100, "orders.placed")
 	want := map[string]int{}
@@ -45,12 +45,12 @@ func TestPublishBatchResultsInOrder(t *testing.T) {
 	for i, err := range errs {
 		switch envs[i].MessageType {
 		case "unmapped.type":
-			if !errors.Is(err, kafka.ErrNoTopic) || !reliar.IsPermanent(err) {
-				t.Errorf("result %d = %v, want a permanent ErrNoTopic", i, err)
+			if !errors.Is(err, kafka.ErrNoTopic) || reliar.IsPermanent(err) {
+				t.Errorf("result %d = %v, want a transient ErrNoTopic", i, err)
 			}
 		case "audit.logged":
-			if !errors.Is(err, kerr.TopicAuthorizationFailed) || !reliar.IsPermanent(err) {
-				t.Errorf("result %d = %v, want a permanent TOPIC_AUTHORIZATION_FAILED", i, err)
+			if !errors.Is(err, kerr.TopicAuthorizationFailed) || reliar.IsPermanent(err) {
+				t.Errorf("result %d = %v, want a transient TOPIC_AUTHORIZATION_FAILED", i, err)
 			}
 		default:
 			if err != nil {
@@ -61,7 +61,7 @@ func TestPublishBatchResultsInOrder(t *testing.T) {
 	for topic, n := range want {
 		got := map[string]bool{}
 		for _, r := range consume(t, c, topic, n) {
-			got[headerMap(r)[reliar.HeaderID]] = true
+			got[headerMap(r)["ce_id"]] = true
 		}
 		for _, e := range envs {
 			if topicOf[e.MessageType] == topic && !got[e.ID.String()] {
@@ -74,7 +74,7 @@ func TestPublishBatchResultsInOrder(t *testing.T) {
 func TestPublishBatchEmpty(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, "t")
-	p := newPublisher(t, c, nil, kafka.DefaultTopic("t"))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic("t"))
 	if errs := p.PublishBatch(t.Context(), nil); len(errs) != 0 {
 		t.Fatalf("PublishBatch(nil) = %v, want no results", errs)
 	}
@@ -98,7 +98,7 @@ func TestPublishBatchContextEnds(t *testing.T) {
 		return nil, nil, false
 	})
 	defer close(release)
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan []error, 1)

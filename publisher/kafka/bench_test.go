@@ -25,7 +25,7 @@ func BenchmarkPublish(b *testing.B) {
 	for _, l := range lingers {
 		b.Run(l.name, func(b *testing.B) {
 			c := newCluster(b, "bench")
-			p := newPublisher(b, c, l.opts, kafka.DefaultTopic("bench"))
+			p := newPublisher(b, c, l.opts, kafka.WithDefaultTopic("bench"))
 			env := envelope(1, "orders.placed")
 			ctx := context.Background()
 			b.ReportAllocs()
@@ -45,7 +45,7 @@ func BenchmarkPublishBatch(b *testing.B) {
 	for _, l := range lingers {
 		b.Run(l.name, func(b *testing.B) {
 			c := newCluster(b, "bench")
-			p := newPublisher(b, c, l.opts, kafka.DefaultTopic("bench"))
+			p := newPublisher(b, c, l.opts, kafka.WithDefaultTopic("bench"))
 			envs := batch(size, "orders.placed")
 			ctx := context.Background()
 			b.ReportAllocs()

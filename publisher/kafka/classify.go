@@ -7,18 +7,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// permanentErrors are the Kafka errors that fail a record the same way
-// however often it is retried. UNKNOWN_TOPIC_OR_PARTITION is retriable in
-// Kafka's own table, but franz-go reports it only after its
-// UnknownTopicRetries metadata refreshes all said the topic is missing.
+// permanentErrors are the Kafka errors that only the record itself causes,
+// so that it fails the same way however often it is retried. A missing or
+// forbidden topic, refused credentials and a record batch too large are
+// not among them: every message for the topic shares the first three and
+// an operator can fix them, and the publisher checks each record against
+// the topic's max.message.bytes before sending, so a batch the broker finds
+// too large held records that each fit alone (see the package
+// documentation).
 var permanentErrors = []*kerr.Error{
-	kerr.UnknownTopicOrPartition,
-	kerr.UnknownTopicID,
-	kerr.TopicAuthorizationFailed,
 	kerr.InvalidTopicException,
-	kerr.MessageTooLarge,
-	kerr.RecordListTooLarge,
 	kerr.InvalidRecord,
+	kerr.CorruptMessage,
 }
 
 // classify marks err permanent when it carries one of permanentErrors and

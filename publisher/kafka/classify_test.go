@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,10 +26,14 @@ func TestProduceErrorClassification(t *testing.T) {
 		err       *kerr.Error
 		permanent bool
 	}{
-		{"topic authorization", kerr.TopicAuthorizationFailed, true},
-		{"message too large", kerr.MessageTooLarge, true},
+		// Misconfigurations every message shares: an operator fixes them.
+		{"topic authorization", kerr.TopicAuthorizationFailed, false},
+		{"SASL authentication", kerr.SaslAuthenticationFailed, false},
+		// The record was checked against the topic's limit before it
+		// was sent: a batch too large held records that each fit.
+		{"message too large", kerr.MessageTooLarge, false},
+		{"record list too large", kerr.RecordListTooLarge, false},
 		{"invalid record", kerr.InvalidRecord, true},
-		{"record list too large", kerr.RecordListTooLarge, true},
 		{"not leader, retries exhausted", kerr.NotLeaderForPartition, false},
 		{"storage error, retries exhausted", kerr.KafkaStorageError, false},
 		{"not enough replicas, retries exhausted", kerr.NotEnoughReplicas, false},
@@ -40,7 +45,7 @@ func TestProduceErrorClassification(t *testing.T) {
 			c := newCluster(t, topic)
 			h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: topic, Err: tc.err, Count: -1})
 			defer h.Remove()
-			p := newPublisher(t, c, append(fastRetries(), kgo.RecordRetries(2)), kafka.DefaultTopic(topic))
+			p := newPublisher(t, c, append(fastRetries(), kgo.RecordRetries(2)), kafka.WithDefaultTopic(topic))
 
 			ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 			defer cancel()
@@ -66,7 +71,7 @@ func TestRetriableErrorRetriedUntilContext(t *testing.T) {
 	topic := uniqueTopic(t)
 	c := newCluster(t, topic)
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: topic, Err: kerr.NotEnoughReplicas, Count: -1})
-	p := newPublisher(t, c, fastRetries(), kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, fastRetries(), kafka.WithDefaultTopic(topic))
 
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
@@ -95,7 +100,7 @@ func TestTransientFaultRetriedByClient(t *testing.T) {
 	c := newCluster(t, topic)
 	h := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: topic, Err: kerr.NotLeaderForPartition, Count: 2})
 	defer h.Remove()
-	p := newPublisher(t, c, fastRetries(), kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, fastRetries(), kafka.WithDefaultTopic(topic))
 
 	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 	defer cancel()
@@ -132,55 +137,112 @@ func TestControlledProduceError(t *testing.T) {
 		}
 		return resp, nil, true
 	})
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 
 	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 	defer cancel()
 	err := p.Publish(ctx, envelope(1, "orders.placed"))
-	if !errors.Is(err, kerr.TopicAuthorizationFailed) || !reliar.IsPermanent(err) {
-		t.Fatalf("Publish = %v, want a permanent TOPIC_AUTHORIZATION_FAILED", err)
+	if !errors.Is(err, kerr.TopicAuthorizationFailed) || reliar.IsPermanent(err) {
+		t.Fatalf("Publish = %v, want a transient TOPIC_AUTHORIZATION_FAILED", err)
 	}
 }
 
-// TestUnknownTopicIsPermanent publishes to a topic the cluster does not
-// have (kfake does not create topics on demand), twice: the second time
-// franz-go paces its metadata refreshes, and the failure must still come
-// well within a publish timeout.
-func TestUnknownTopicIsPermanent(t *testing.T) {
+// TestUnknownTopicIsTransient publishes to a topic the cluster does not
+// have yet (kfake does not create topics on demand), twice: the second
+// time franz-go paces its metadata refreshes, and the failure must still
+// come well within a publish timeout. Once the operator creates the topic,
+// the same publisher delivers.
+func TestUnknownTopicIsTransient(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, uniqueTopic(t))
-	p := newPublisher(t, c, nil, kafka.DefaultTopic("missing-topic"))
+	missing := uniqueTopic(t)
+	p := newPublisher(t, c, []kgo.Opt{kgo.MetadataMinAge(50 * time.Millisecond)}, kafka.WithDefaultTopic(missing))
 
 	for i := range 2 {
 		ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 		start := time.Now()
 		err := p.Publish(ctx, envelope(i, "orders.placed"))
 		cancel()
-		if !errors.Is(err, kerr.UnknownTopicOrPartition) || !reliar.IsPermanent(err) {
-			t.Fatalf("Publish %d = %v, want a permanent UNKNOWN_TOPIC_OR_PARTITION", i, err)
+		if !errors.Is(err, kerr.UnknownTopicOrPartition) || reliar.IsPermanent(err) {
+			t.Fatalf("Publish %d = %v, want a transient UNKNOWN_TOPIC_OR_PARTITION", i, err)
 		}
-		if !strings.Contains(err.Error(), "missing-topic") {
+		if !strings.Contains(err.Error(), missing) {
 			t.Errorf("error %q does not name the topic", err)
 		}
 		if d := time.Since(start); d > 3*time.Second {
 			t.Errorf("Publish %d took %v to report the unknown topic", i, d)
 		}
 	}
+	createTopic(t, c, missing, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+	defer cancel()
+	env := envelope(9, "orders.placed")
+	var err error
+	for err = p.Publish(ctx, env); err != nil && ctx.Err() == nil; err = p.Publish(ctx, env) {
+		if reliar.IsPermanent(err) {
+			t.Fatalf("Publish after the topic was created: %v", err)
+		}
+	}
+	if err != nil {
+		t.Fatalf("Publish never succeeded after the topic was created: %v", err)
+	}
+	if id, err := kafka.MessageID(consume(t, c, missing, 1)[0]); err != nil || id != env.ID {
+		t.Fatalf("consumed %v, %v; want %s", id, err, env.ID)
+	}
 }
 
-// TestRecordTooLargeForClient checks that franz-go's own size check, made
-// before anything is sent, is permanent too.
+// TestRecordTooLargeForClient checks that a record over the client's own
+// batch limit fails permanently before anything is sent.
 func TestRecordTooLargeForClient(t *testing.T) {
 	t.Parallel()
 	topic := uniqueTopic(t)
 	c := newCluster(t, topic)
-	p := newPublisher(t, c, []kgo.Opt{kgo.ProducerBatchMaxBytes(1024)}, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, []kgo.Opt{kgo.ProducerBatchMaxBytes(1024)}, kafka.WithDefaultTopic(topic))
 
 	env := envelope(1, "orders.placed")
 	env.Payload = make([]byte, 4096)
 	err := p.Publish(t.Context(), env)
-	if !errors.Is(err, kerr.MessageTooLarge) || !reliar.IsPermanent(err) {
-		t.Fatalf("Publish = %v, want a permanent MESSAGE_TOO_LARGE", err)
+	if !errors.Is(err, kafka.ErrTooLarge) || !reliar.IsPermanent(err) {
+		t.Fatalf("Publish = %v, want a permanent ErrTooLarge", err)
+	}
+}
+
+// TestTopicLimit reads max.message.bytes from the broker: a record over it
+// fails permanently with that reason and is never sent; one just under it
+// is delivered, so the check counts exactly what the broker counts.
+func TestTopicLimit(t *testing.T) {
+	t.Parallel()
+	topic := uniqueTopic(t)
+	c := newCluster(t)
+	const limit = 2048
+	createTopic(t, c, topic, map[string]string{"max.message.bytes": strconv.Itoa(limit)})
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
+
+	env := envelope(1, "orders.placed")
+	env.Payload = make([]byte, limit)
+	err := p.Publish(t.Context(), env)
+	if !errors.Is(err, kafka.ErrTooLarge) || !reliar.IsPermanent(err) || !strings.Contains(err.Error(), strconv.Itoa(limit)) {
+		t.Fatalf("Publish = %v, want a permanent ErrTooLarge naming the limit %d", err, limit)
+	}
+	// Grow the payload to the largest record batch the topic takes.
+	env.Payload = nil
+	base := kafka.BatchSize(t, env, topic)
+	env.Payload = make([]byte, limit-base-8)
+	for kafka.BatchSize(t, env, topic) < limit {
+		env.Payload = append(env.Payload, 0)
+	}
+	if got := kafka.BatchSize(t, env, topic); got != limit {
+		t.Fatalf("batch of %d bytes, want exactly %d", got, limit)
+	}
+	if err := p.Publish(t.Context(), env); err != nil {
+		t.Fatalf("Publish of a record batch of exactly max.message.bytes: %v", err)
+	}
+	env.Payload = append(env.Payload, 0)
+	if err := p.Publish(t.Context(), env); !errors.Is(err, kafka.ErrTooLarge) {
+		t.Fatalf("Publish one byte over the limit = %v, want ErrTooLarge", err)
+	}
+	if id, err := kafka.MessageID(consume(t, c, topic, 1)[0]); err != nil {
+		t.Fatalf("consumed %v, %v", id, err)
 	}
 }
 
@@ -196,7 +258,7 @@ func TestBrokerUnreachable(t *testing.T) {
 		t.Fatalf("NewClient: %v", err)
 	}
 	defer cl.Close()
-	p, err := kafka.New(cl, kafka.DefaultTopic("t"))
+	p, err := kafka.New(cl, kafka.WithDefaultTopic("t"))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -226,7 +288,7 @@ func TestAmbiguousOutcome(t *testing.T) {
 		c.SleepControl(func() { <-release })
 		return nil, nil, false
 	})
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 
 	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 	defer cancel()
@@ -253,10 +315,12 @@ func TestClassifyTable(t *testing.T) {
 		err       error
 		permanent bool
 	}{
-		{kerr.UnknownTopicOrPartition, true},
-		{kerr.UnknownTopicID, true},
+		{kerr.UnknownTopicOrPartition, false},
+		{kerr.UnknownTopicID, false},
+		{kerr.TopicAuthorizationFailed, false},
 		{kerr.InvalidTopicException, true},
-		{fmt.Errorf("wrapped: %w", kerr.MessageTooLarge), true},
+		{kerr.InvalidRecord, true},
+		{fmt.Errorf("wrapped: %w", kerr.MessageTooLarge), false},
 		{kerr.LeaderNotAvailable, false},
 		{kerr.NetworkException, false},
 		{kgo.ErrRecordTimeout, false},

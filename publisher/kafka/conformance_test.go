@@ -2,14 +2,17 @@ package kafka_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/kafka"
 	"github.com/reliar/reliar/publisher/publishertest"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -21,15 +24,35 @@ func TestConformance(t *testing.T) {
 	publishertest.Run(t, func(t *testing.T) publishertest.Harness {
 		topic := uniqueTopic(t)
 		c := newCluster(t, topic)
-		p := newPublisher(t, c, nil, kafka.Topics(map[string]string{
-			messageType:       topic,
-			"refused.message": "no-such-topic",
+		createTopic(t, c, topic+"-small", map[string]string{"max.message.bytes": "4096"})
+		p := newPublisher(t, c, nil, kafka.WithTopicFunc(func(e *reliar.SerializedEnvelope) string {
+			switch e.MessageType {
+			case "refused.message":
+				return "not a topic name"
+			case "large.message":
+				return topic + "-small"
+			}
+			return topic
 		}))
 		return publishertest.Harness{
 			Publisher: p,
-			Receive:   newReceiver(t, c.ListenAddrs(), topic),
+			Receive:   newReceiver(t, c.ListenAddrs(), topic, topic+"-later"),
+			Decode: func(r publishertest.Received) (*reliar.SerializedEnvelope, error) {
+				return kafka.Envelope(r.Message.(*kgo.Record))
+			},
+			Reference: sdkReference,
 			Unroutable: func(t *testing.T) reliar.Publisher {
-				return newPublisher(t, c, nil, kafka.DefaultTopic("no-such-topic"))
+				return newPublisher(t, c, nil, kafka.WithDefaultTopic("no-such-topic"))
+			},
+			Misconfigured: func(t *testing.T) (reliar.Publisher, func()) {
+				p := newPublisher(t, c, fastRetries(), kafka.WithDefaultTopic(topic+"-later"))
+				return p, func() { createTopic(t, c, topic+"-later", nil) }
+			},
+			TooLarge: func(t *testing.T) *reliar.SerializedEnvelope {
+				e := publishertest.Envelope(7)
+				e.MessageType = "large.message"
+				e.Payload = make([]byte, 4096)
+				return e
 			},
 			Broken: func(t *testing.T) reliar.Publisher {
 				cl, err := kafka.NewClient([]string{closedAddr(t)})
@@ -37,7 +60,7 @@ func TestConformance(t *testing.T) {
 					t.Fatalf("NewClient: %v", err)
 				}
 				t.Cleanup(cl.Close)
-				p, err := kafka.New(cl, kafka.DefaultTopic(topic))
+				p, err := kafka.New(cl, kafka.WithDefaultTopic(topic))
 				if err != nil {
 					t.Fatalf("New: %v", err)
 				}
@@ -59,13 +82,14 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// newReceiver returns a Receive function reading topic from its start
+// newReceiver returns a Receive function reading topics from their start
 // with a consumer client closed when t ends. Records of one poll beyond
 // the n asked for are kept for the next call.
-func newReceiver(t *testing.T, addrs []string, topic string) func(context.Context, int) ([]publishertest.Received, error) {
+func newReceiver(t *testing.T, addrs []string, topics ...string) func(context.Context, int) ([]publishertest.Received, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(addrs...),
-		kgo.ConsumeTopics(topic),
+		kgo.ConsumeTopics(topics...),
+		kgo.MetadataMinAge(50*time.Millisecond),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)
 	if err != nil {
@@ -87,10 +111,13 @@ func newReceiver(t *testing.T, addrs []string, topic string) func(context.Contex
 				return got, fmt.Errorf("received %d of %d: %w", len(got), n, err)
 			}
 			for _, e := range fs.Errors() {
-				return nil, fmt.Errorf("consume %s: %w", topic, e.Err)
+				if errors.Is(e.Err, kerr.UnknownTopicOrPartition) {
+					continue // a topic created later
+				}
+				return nil, fmt.Errorf("consume %s: %w", e.Topic, e.Err)
 			}
 			for _, r := range fs.Records() {
-				pending = append(pending, publishertest.Received{Headers: headerMap(r), Payload: r.Value, Key: string(r.Key)})
+				pending = append(pending, publishertest.Received{Headers: headerMap(r), Payload: r.Value, Key: string(r.Key), Message: r})
 			}
 		}
 		got := pending[:n:n]

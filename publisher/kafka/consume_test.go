@@ -28,7 +28,9 @@ func TestMessageIDAndEnvelope(t *testing.T) {
 		wantErr error // of both MessageID and Envelope
 		envErr  bool  // Envelope fails although MessageID succeeds
 	}{
-		{"ce-id", &kgo.Record{Headers: headers("ce-id", id.String())}, id, nil, false},
+		{"ce_id, the Kafka binding's name", &kgo.Record{Headers: headers("ce_id", id.String())}, id, nil, false},
+		{"ce_id wins over the pre-release ce-id", &kgo.Record{Headers: headers("ce-id", other.String(), "ce_id", id.String())}, id, nil, false},
+		{"ce-id, the pre-release name", &kgo.Record{Headers: headers("ce-id", id.String())}, id, nil, false},
 		{"upper case", &kgo.Record{Headers: headers("CE-ID", id.String())}, id, nil, false},
 		{"repeated: the last counts", &kgo.Record{Headers: headers("ce-id", other.String(), "ce-id", id.String())}, id, nil, false},
 		{"no headers", &kgo.Record{}, reliar.MessageID{}, kafka.ErrNoMessageID, false},
@@ -63,7 +65,7 @@ func TestConsumeRoundTrip(t *testing.T) {
 	t.Parallel()
 	topic := uniqueTopic(t)
 	c := newCluster(t, topic)
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 	sent := map[reliar.MessageID]*reliar.SerializedEnvelope{}
 	for _, env := range []*reliar.SerializedEnvelope{publishertest.Envelope(1), publishertest.Unkeyed(2)} {
 		sent[env.ID] = env

@@ -40,7 +40,7 @@ func Example_consumer() {
 		return
 	}
 	defer producer.Close()
-	pub, err := kafka.New(producer, kafka.DefaultTopic(topic))
+	pub, err := kafka.New(producer, kafka.WithDefaultTopic(topic))
 	if err != nil {
 		fmt.Println(err)
 		return

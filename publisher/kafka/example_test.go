@@ -19,8 +19,8 @@ func ExampleNew() {
 	defer client.Close()
 
 	pub, err := kafka.New(client,
-		kafka.Topics(map[string]string{"orders.placed": "orders"}),
-		kafka.DefaultTopic("events"),
+		kafka.WithTopics(map[string]string{"orders.placed": "orders"}),
+		kafka.WithDefaultTopic("events"),
 	)
 	if err != nil {
 		log.Fatal(err)

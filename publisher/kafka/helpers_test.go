@@ -11,8 +11,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/kafka"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 const waitTimeout = 10 * time.Second
@@ -128,4 +130,32 @@ func headerMap(r *kgo.Record) map[string]string {
 		h[x.Key] = string(x.Value)
 	}
 	return h
+}
+
+// createTopic creates topic on c, three partitions, with configs.
+func createTopic(t testing.TB, c *kfake.Cluster, topic string, configs map[string]string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatalf("admin client: %v", err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrCreateTopicsRequest()
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = topic, 3, 1
+	for k, v := range configs {
+		c := kmsg.NewCreateTopicsRequestTopicConfig()
+		c.Name, c.Value = k, kmsg.StringPtr(v)
+		rt.Configs = append(rt.Configs, c)
+	}
+	req.Topics = append(req.Topics, rt)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
+	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
 }

@@ -14,30 +14,30 @@ func TestNewValidatesOptions(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t)
 	client := newClient(t, c)
-	topicFunc := kafka.TopicFunc(func(*reliar.SerializedEnvelope) string { return "t" })
+	topicFunc := kafka.WithTopicFunc(func(*reliar.SerializedEnvelope) string { return "t" })
 	tests := []struct {
 		name    string
 		opts    []kafka.Option
 		wantErr error
 	}{
-		{"default topic", []kafka.Option{kafka.DefaultTopic("orders")}, nil},
-		{"topics", []kafka.Option{kafka.Topics(map[string]string{"a": "orders", "b": "payments.v1"})}, nil},
-		{"topics and default", []kafka.Option{kafka.Topics(map[string]string{"a": "orders"}), kafka.DefaultTopic("rest")}, nil},
+		{"default topic", []kafka.Option{kafka.WithDefaultTopic("orders")}, nil},
+		{"topics", []kafka.Option{kafka.WithTopics(map[string]string{"a": "orders", "b": "payments.v1"})}, nil},
+		{"topics and default", []kafka.Option{kafka.WithTopics(map[string]string{"a": "orders"}), kafka.WithDefaultTopic("rest")}, nil},
 		{"topic func", []kafka.Option{topicFunc}, nil},
 		{"nothing", nil, kafka.ErrInvalidOption},
 		{"nil option", []kafka.Option{nil}, kafka.ErrInvalidOption},
-		{"nil topic func", []kafka.Option{kafka.TopicFunc(nil)}, kafka.ErrInvalidOption},
-		{"func and default", []kafka.Option{topicFunc, kafka.DefaultTopic("x")}, kafka.ErrInvalidOption},
-		{"func and topics", []kafka.Option{kafka.Topics(map[string]string{"a": "x"}), topicFunc}, kafka.ErrInvalidOption},
-		{"empty topics", []kafka.Option{kafka.Topics(map[string]string{})}, kafka.ErrInvalidOption},
-		{"empty message type", []kafka.Option{kafka.Topics(map[string]string{"": "x"})}, kafka.ErrInvalidOption},
-		{"bad mapped topic", []kafka.Option{kafka.Topics(map[string]string{"a": "bad/topic"})}, kafka.ErrInvalidTopic},
-		{"empty default", []kafka.Option{kafka.DefaultTopic("")}, kafka.ErrInvalidTopic},
-		{"dot", []kafka.Option{kafka.DefaultTopic(".")}, kafka.ErrInvalidTopic},
-		{"dot dot", []kafka.Option{kafka.DefaultTopic("..")}, kafka.ErrInvalidTopic},
-		{"too long", []kafka.Option{kafka.DefaultTopic(strings.Repeat("a", 250))}, kafka.ErrInvalidTopic},
-		{"longest", []kafka.Option{kafka.DefaultTopic(strings.Repeat("a", 249))}, nil},
-		{"unicode", []kafka.Option{kafka.DefaultTopic("tópico")}, kafka.ErrInvalidTopic},
+		{"nil topic func", []kafka.Option{kafka.WithTopicFunc(nil)}, kafka.ErrInvalidOption},
+		{"func and default", []kafka.Option{topicFunc, kafka.WithDefaultTopic("x")}, kafka.ErrInvalidOption},
+		{"func and topics", []kafka.Option{kafka.WithTopics(map[string]string{"a": "x"}), topicFunc}, kafka.ErrInvalidOption},
+		{"empty topics", []kafka.Option{kafka.WithTopics(map[string]string{})}, kafka.ErrInvalidOption},
+		{"empty message type", []kafka.Option{kafka.WithTopics(map[string]string{"": "x"})}, kafka.ErrInvalidOption},
+		{"bad mapped topic", []kafka.Option{kafka.WithTopics(map[string]string{"a": "bad/topic"})}, kafka.ErrInvalidTopic},
+		{"empty default", []kafka.Option{kafka.WithDefaultTopic("")}, kafka.ErrInvalidTopic},
+		{"dot", []kafka.Option{kafka.WithDefaultTopic(".")}, kafka.ErrInvalidTopic},
+		{"dot dot", []kafka.Option{kafka.WithDefaultTopic("..")}, kafka.ErrInvalidTopic},
+		{"too long", []kafka.Option{kafka.WithDefaultTopic(strings.Repeat("a", 250))}, kafka.ErrInvalidTopic},
+		{"longest", []kafka.Option{kafka.WithDefaultTopic(strings.Repeat("a", 249))}, nil},
+		{"unicode", []kafka.Option{kafka.WithDefaultTopic("tópico")}, kafka.ErrInvalidTopic},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestNewValidatesClient(t *testing.T) {
 				t.Fatalf("kgo.NewClient: %v", err)
 			}
 			defer cl.Close()
-			_, err = kafka.New(cl, kafka.DefaultTopic("t"))
+			_, err = kafka.New(cl, kafka.WithDefaultTopic("t"))
 			if tc.ok != (err == nil) {
 				t.Fatalf("New = %v, want ok = %v", err, tc.ok)
 			}
@@ -88,7 +88,7 @@ func TestNewValidatesClient(t *testing.T) {
 			}
 		})
 	}
-	if _, err := kafka.New(nil, kafka.DefaultTopic("t")); !errors.Is(err, kafka.ErrInvalidClient) {
+	if _, err := kafka.New(nil, kafka.WithDefaultTopic("t")); !errors.Is(err, kafka.ErrInvalidClient) {
 		t.Fatalf("New(nil) = %v, want ErrInvalidClient", err)
 	}
 }

@@ -12,95 +12,100 @@ import (
 // option.
 var ErrInvalidOption = errors.New("kafka: invalid option")
 
-// Option configures a [Publisher].
-type Option func(*config) error
+// Option configures a [Publisher]. Options validate their arguments and
+// return an error wrapping [ErrInvalidOption].
+type Option func(*options) error
 
-type config struct {
+type options struct {
 	topicFunc    func(*reliar.SerializedEnvelope) string
 	topics       map[string]string
 	defaultTopic string
 }
 
-// TopicFunc chooses each record's topic with f. It cannot be combined with
-// [Topics] or [DefaultTopic]. An envelope for which f returns an empty or
-// invalid topic name fails permanently.
-func TopicFunc(f func(*reliar.SerializedEnvelope) string) Option {
-	return func(c *config) error {
+// WithTopicFunc chooses each record's topic with f. It cannot be combined
+// with [WithTopics] or [WithDefaultTopic]. An envelope for which f returns
+// an empty or invalid topic name fails permanently: that message alone
+// makes the name invalid.
+func WithTopicFunc(f func(*reliar.SerializedEnvelope) string) Option {
+	return func(o *options) error {
 		if f == nil {
-			return fmt.Errorf("%w: TopicFunc is nil", ErrInvalidOption)
+			return fmt.Errorf("%w: WithTopicFunc: nil func", ErrInvalidOption)
 		}
-		c.topicFunc = f
+		o.topicFunc = f
 		return nil
 	}
 }
 
-// Topics maps message types to topics. A message type missing from m goes to
-// the [DefaultTopic], and fails permanently when there is none.
-func Topics(m map[string]string) Option {
-	return func(c *config) error {
+// WithTopics maps message types to topics. A message type missing from m
+// goes to the [WithDefaultTopic] topic; without one it fails transiently
+// with [ErrNoTopic], like any misconfiguration, until the mapping covers
+// it.
+func WithTopics(m map[string]string) Option {
+	return func(o *options) error {
 		if len(m) == 0 {
-			return fmt.Errorf("%w: Topics is empty", ErrInvalidOption)
+			return fmt.Errorf("%w: WithTopics: empty map", ErrInvalidOption)
 		}
 		for typ, topic := range m {
 			if typ == "" {
-				return fmt.Errorf("%w: Topics has an empty message type", ErrInvalidOption)
+				return fmt.Errorf("%w: WithTopics: an empty message type", ErrInvalidOption)
 			}
 			if err := validTopic(topic); err != nil {
-				return fmt.Errorf("%w: Topics[%q]: %w", ErrInvalidOption, typ, err)
+				return fmt.Errorf("%w: WithTopics[%q]: %w", ErrInvalidOption, typ, err)
 			}
 		}
-		c.topics = maps.Clone(m)
+		o.topics = maps.Clone(m)
 		return nil
 	}
 }
 
-// DefaultTopic is the topic of every message whose type [Topics] does not
-// map (of every message, without Topics).
-func DefaultTopic(topic string) Option {
-	return func(c *config) error {
+// WithDefaultTopic is the topic of every message whose type [WithTopics]
+// does not map (of every message, without WithTopics).
+func WithDefaultTopic(topic string) Option {
+	return func(o *options) error {
 		if err := validTopic(topic); err != nil {
-			return fmt.Errorf("%w: DefaultTopic: %w", ErrInvalidOption, err)
+			return fmt.Errorf("%w: WithDefaultTopic: %w", ErrInvalidOption, err)
 		}
-		c.defaultTopic = topic
+		o.defaultTopic = topic
 		return nil
 	}
 }
 
-// newConfig applies opts and checks that they name a topic for every
+// newOptions applies opts and checks that they name a topic for every
 // message, one way only.
-func newConfig(opts []Option) (config, error) {
-	var c config
-	for _, o := range opts {
-		if o == nil {
-			return c, fmt.Errorf("%w: nil option", ErrInvalidOption)
+func newOptions(opts []Option) (options, error) {
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return o, fmt.Errorf("%w: nil option", ErrInvalidOption)
 		}
-		if err := o(&c); err != nil {
-			return c, err
+		if err := opt(&o); err != nil {
+			return o, err
 		}
 	}
 	switch {
-	case c.topicFunc != nil && (c.topics != nil || c.defaultTopic != ""):
-		return c, fmt.Errorf("%w: TopicFunc cannot be combined with Topics or DefaultTopic", ErrInvalidOption)
-	case c.topicFunc == nil && c.topics == nil && c.defaultTopic == "":
-		return c, fmt.Errorf("%w: no topic: give TopicFunc, Topics or DefaultTopic", ErrInvalidOption)
+	case o.topicFunc != nil && (o.topics != nil || o.defaultTopic != ""):
+		return o, fmt.Errorf("%w: WithTopicFunc cannot be combined with WithTopics or WithDefaultTopic", ErrInvalidOption)
+	case o.topicFunc == nil && o.topics == nil && o.defaultTopic == "":
+		return o, fmt.Errorf("%w: no topic: give WithTopicFunc, WithTopics or WithDefaultTopic", ErrInvalidOption)
 	}
-	return c, nil
+	return o, nil
 }
 
-// topicFor returns the topic of env, or a permanent error.
-func (c *config) topicFor(env *reliar.SerializedEnvelope) (string, error) {
-	if c.topicFunc != nil {
-		topic := c.topicFunc(env)
+// topicFor returns the topic of env, or the error of a message without
+// one.
+func (o *options) topicFor(env *reliar.SerializedEnvelope) (string, error) {
+	if o.topicFunc != nil {
+		topic := o.topicFunc(env)
 		if err := validTopic(topic); err != nil {
 			return "", reliar.Permanent(fmt.Errorf("kafka: topic of message %s: %w", env.ID, err))
 		}
 		return topic, nil
 	}
-	if topic, ok := c.topics[env.MessageType]; ok {
+	if topic, ok := o.topics[env.MessageType]; ok {
 		return topic, nil
 	}
-	if c.defaultTopic != "" {
-		return c.defaultTopic, nil
+	if o.defaultTopic != "" {
+		return o.defaultTopic, nil
 	}
-	return "", reliar.Permanent(fmt.Errorf("%w: message %s of type %q", ErrNoTopic, env.ID, env.MessageType))
+	return "", fmt.Errorf("%w: message %s of type %q", ErrNoTopic, env.ID, env.MessageType)
 }

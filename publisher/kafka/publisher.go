@@ -20,7 +20,8 @@ var ErrInvalidClient = errors.New("kafka: client not configured for durable publ
 // after the dispatcher stopped.
 type Publisher struct {
 	client *kgo.Client
-	cfg    config
+	opts   options
+	limits *limits
 }
 
 var _ reliar.BatchPublisher = (*Publisher)(nil)
@@ -35,11 +36,11 @@ func New(client *kgo.Client, opts ...Option) (*Publisher, error) {
 	if err := checkClient(client); err != nil {
 		return nil, err
 	}
-	cfg, err := newConfig(opts)
+	o, err := newOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Publisher{client: client, cfg: cfg}, nil
+	return &Publisher{client: client, opts: o, limits: &limits{client: client, topics: map[string]*topicLimit{}}}, nil
 }
 
 // NewClient builds a producing client for brokers with acks=all, the
@@ -50,9 +51,8 @@ func New(client *kgo.Client, opts ...Option) (*Publisher, error) {
 // One unknown-topic retry (kgo.UnknownTopicRetries(1)), because franz-go's
 // default of 4 paces its later metadata refreshes by MetadataMinAge (5s):
 // a publish to a missing topic would outlast the dispatcher's publish
-// timeout and be retried as transient forever instead of failing
-// permanently. Raise it when topics are created while messages for them
-// are already being published.
+// timeout. With one, it fails quickly and transiently, feeding the
+// dispatcher's circuit breaker, and the rows wait until the topic exists.
 //
 // No linger, because every Publish waits for its record: franz-go's default
 // 10ms linger would add 10ms to each one, while concurrent publishes are
@@ -102,6 +102,9 @@ func (p *Publisher) Publish(ctx context.Context, env *reliar.SerializedEnvelope)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("kafka: publish %s: %w", env.ID, err)
 	}
+	if err := p.checkSize(ctx, env, rec); err != nil {
+		return err
+	}
 	done := make(chan error, 1)
 	p.client.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
 	select {
@@ -142,6 +145,10 @@ func (p *Publisher) PublishBatch(ctx context.Context, envs []*reliar.SerializedE
 			results[i] = fmt.Errorf("kafka: publish %s: %w", env.ID, err)
 			continue
 		}
+		if err := p.checkSize(ctx, env, rec); err != nil {
+			results[i] = err
+			continue
+		}
 		topics[i] = rec.Topic
 		waiting[i] = true
 		pending++
@@ -177,22 +184,53 @@ func (p *Publisher) record(env *reliar.SerializedEnvelope) (*kgo.Record, error) 
 	if env == nil {
 		return nil, reliar.Permanent(errors.New("kafka: nil envelope"))
 	}
-	topic, err := p.cfg.topicFor(env)
+	topic, err := p.opts.topicFor(env)
 	if err != nil {
 		return nil, err
-	}
-	h := reliar.CloudEventHeaders(env)
-	headers := make([]kgo.RecordHeader, 0, len(h))
-	for _, k := range slices.Sorted(maps.Keys(h)) {
-		headers = append(headers, kgo.RecordHeader{Key: k, Value: []byte(h[k])})
 	}
 	return &kgo.Record{
 		Topic:   topic,
 		Key:     []byte(env.PartitionKey()),
 		Value:   env.Payload,
-		Headers: headers,
+		Headers: headersOf(env),
 	}, nil
 }
+
+// headersOf maps env to the headers of the CloudEvents Kafka binding
+// in binary mode: each attribute as "ce_<name>", the data content type as
+// "content-type", then the W3C trace headers and the user headers (sorted
+// by name, renamed out of the CloudEvents namespaces).
+func headersOf(env *reliar.SerializedEnvelope) []kgo.RecordHeader {
+	headers := make([]kgo.RecordHeader, 0, len(env.Headers)+24)
+	for name, v := range reliar.CloudEventAttributes(env) {
+		headers = append(headers, kgo.RecordHeader{Key: headerName(name), Value: []byte(v)})
+	}
+	for k, v := range reliar.TraceHeaders(env) {
+		headers = append(headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
+	}
+	user := maps.Collect(reliar.UserHeaders(env))
+	for _, k := range slices.Sorted(maps.Keys(user)) {
+		headers = append(headers, kgo.RecordHeader{Key: k, Value: []byte(user[k])})
+	}
+	return headers
+}
+
+// headerName is the record header of a CloudEvents attribute (a bare name
+// such as "id") in the Kafka binding: "content-type" for the data content
+// type, "ce_" and the name for every other attribute.
+func headerName(attribute string) string {
+	if attribute == reliar.AttrDataContentType {
+		return HeaderContentType
+	}
+	return HeaderPrefix + attribute
+}
+
+// The Kafka binding's names: the attribute prefix, and the data content
+// type's header.
+const (
+	HeaderPrefix      = "ce_"
+	HeaderContentType = "content-type"
+)
 
 // produceError wraps a produce error with the message id and topic, and
 // classifies it.

@@ -3,8 +3,10 @@ package kafka_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/kafka"
@@ -14,7 +16,7 @@ func TestPublishMapsEnvelope(t *testing.T) {
 	t.Parallel()
 	topic := uniqueTopic(t)
 	c := newCluster(t, topic)
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 
 	want := envelope(1, "orders.placed")
 	if err := p.Publish(t.Context(), want); err != nil {
@@ -27,19 +29,35 @@ func TestPublishMapsEnvelope(t *testing.T) {
 	if string(rec.Value) != string(want.Payload) {
 		t.Errorf("value = %q, want %q", rec.Value, want.Payload)
 	}
+	// The Kafka binding's names: ce_ attributes, content-type for the
+	// data content type; the W3C trace header and user headers as they
+	// are.
 	h := headerMap(rec)
-	wantHeaders := reliar.CloudEventHeaders(want)
-	if len(h) != len(wantHeaders) {
-		t.Errorf("got %d headers, want %d", len(h), len(wantHeaders))
+	wantHeaders := map[string]string{
+		"ce_id":             want.ID.String(),
+		"ce_type":           want.MessageType,
+		"ce_specversion":    "1.0",
+		"ce_source":         "kafka-test",
+		"ce_time":           want.Metadata.Delivery.SentAt.Format(time.RFC3339Nano),
+		"content-type":      "application/json",
+		"ce_messageversion": "2",
+		"ce_correlationid":  "corr-1",
+		"ce_conversationid": want.Metadata.Correlation.ConversationID.String(),
+		"ce_causationid":    want.Metadata.Correlation.CausationID.String(),
+		"ce_tenantid":       "tenant-a",
+		"ce_replyto":        "replies",
+		"ce_partitionkey":   want.OrderingKey,
+		"ce_sequence":       "2",
+		"ce_traceparent":    want.Metadata.Trace.Traceparent,
+		"traceparent":       want.Metadata.Trace.Traceparent,
+		"x-seq":             "1",
 	}
-	for k, v := range wantHeaders {
-		if h[k] != v {
-			t.Errorf("header %s differs from the CloudEvents mapping", k)
-		}
+	if !maps.Equal(h, wantHeaders) {
+		t.Errorf("headers %v\nwant    %v", h, wantHeaders)
 	}
-	got, err := reliar.EnvelopeFromHeaders(h, rec.Value)
+	got, err := kafka.Envelope(rec)
 	if err != nil {
-		t.Fatalf("EnvelopeFromHeaders: %v", err)
+		t.Fatalf("Envelope: %v", err)
 	}
 	if got.ID != want.ID || got.MessageType != want.MessageType || got.OrderingKey != want.OrderingKey {
 		t.Errorf("decoded %s/%s/%q, want %s/%s/%q", got.ID, got.MessageType, got.OrderingKey, want.ID, want.MessageType, want.OrderingKey)
@@ -50,7 +68,7 @@ func TestPartitionKeyWithoutOrderingKey(t *testing.T) {
 	t.Parallel()
 	topic := uniqueTopic(t)
 	c := newCluster(t, topic)
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 
 	env := envelope(1, "orders.placed")
 	env.OrderingKey = ""
@@ -67,7 +85,7 @@ func TestSameKeySamePartitionInOrder(t *testing.T) {
 	t.Parallel()
 	topic := uniqueTopic(t)
 	c := newCluster(t, topic)
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 
 	const n = 20
 	for i := range n {
@@ -82,7 +100,7 @@ func TestSameKeySamePartitionInOrder(t *testing.T) {
 		if r.Partition != recs[0].Partition {
 			t.Fatalf("record %d on partition %d, the first on %d", i, r.Partition, recs[0].Partition)
 		}
-		if got := headerMap(r)[reliar.HeaderSequence]; got != strconv.Itoa(i+1) {
+		if got := headerMap(r)["ce_sequence"]; got != strconv.Itoa(i+1) {
 			t.Fatalf("record %d has sequence %s, want %d", i, got, i+1)
 		}
 	}
@@ -99,18 +117,19 @@ func TestTopicMapping(t *testing.T) {
 		typ       string
 		wantTopic string
 		wantErr   error
+		transient bool
 	}{
-		{"mapped", []kafka.Option{kafka.Topics(map[string]string{"orders.placed": orders}), kafka.DefaultTopic(fallback)}, "orders.placed", orders, nil},
-		{"default", []kafka.Option{kafka.Topics(map[string]string{"orders.placed": orders}), kafka.DefaultTopic(fallback)}, "other.thing", fallback, nil},
-		{"unmapped without default", []kafka.Option{kafka.Topics(map[string]string{"orders.placed": orders})}, "other.thing", "", kafka.ErrNoTopic},
-		{"func", []kafka.Option{kafka.TopicFunc(func(e *reliar.SerializedEnvelope) string {
+		{"mapped", []kafka.Option{kafka.WithTopics(map[string]string{"orders.placed": orders}), kafka.WithDefaultTopic(fallback)}, "orders.placed", orders, nil, false},
+		{"default", []kafka.Option{kafka.WithTopics(map[string]string{"orders.placed": orders}), kafka.WithDefaultTopic(fallback)}, "other.thing", fallback, nil, false},
+		{"unmapped without default", []kafka.Option{kafka.WithTopics(map[string]string{"orders.placed": orders})}, "other.thing", "", kafka.ErrNoTopic, true},
+		{"func", []kafka.Option{kafka.WithTopicFunc(func(e *reliar.SerializedEnvelope) string {
 			if e.MessageType == "payments.made" {
 				return payments
 			}
 			return orders
-		})}, "payments.made", payments, nil},
-		{"func gives empty", []kafka.Option{kafka.TopicFunc(func(*reliar.SerializedEnvelope) string { return "" })}, "x", "", kafka.ErrInvalidTopic},
-		{"func gives invalid", []kafka.Option{kafka.TopicFunc(func(*reliar.SerializedEnvelope) string { return "no spaces" })}, "x", "", kafka.ErrInvalidTopic},
+		})}, "payments.made", payments, nil, false},
+		{"func gives empty", []kafka.Option{kafka.WithTopicFunc(func(*reliar.SerializedEnvelope) string { return "" })}, "x", "", kafka.ErrInvalidTopic, false},
+		{"func gives invalid", []kafka.Option{kafka.WithTopicFunc(func(*reliar.SerializedEnvelope) string { return "no spaces" })}, "x", "", kafka.ErrInvalidTopic, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,8 +137,8 @@ func TestTopicMapping(t *testing.T) {
 			env := envelope(1, tc.typ)
 			err := p.Publish(t.Context(), env)
 			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) || !reliar.IsPermanent(err) {
-					t.Fatalf("Publish = %v, want a permanent %v", err, tc.wantErr)
+				if !errors.Is(err, tc.wantErr) || reliar.IsPermanent(err) == tc.transient {
+					t.Fatalf("Publish = %v, want %v (transient: %v)", err, tc.wantErr, tc.transient)
 				}
 				return
 			}
@@ -128,7 +147,7 @@ func TestTopicMapping(t *testing.T) {
 			}
 			found := false
 			for _, r := range consume(t, c, tc.wantTopic, 1) {
-				found = found || headerMap(r)[reliar.HeaderID] == env.ID.String()
+				found = found || headerMap(r)["ce_id"] == env.ID.String()
 			}
 			if !found {
 				t.Fatalf("message %s not found first in %s", env.ID, tc.wantTopic)
@@ -140,7 +159,7 @@ func TestTopicMapping(t *testing.T) {
 func TestPublishNilEnvelope(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, "t")
-	p := newPublisher(t, c, nil, kafka.DefaultTopic("t"))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic("t"))
 	if err := p.Publish(t.Context(), nil); !reliar.IsPermanent(err) {
 		t.Fatalf("Publish(nil) = %v, want a permanent error", err)
 	}
@@ -150,7 +169,7 @@ func TestPublishCancelledContext(t *testing.T) {
 	t.Parallel()
 	topic := uniqueTopic(t)
 	c := newCluster(t, topic)
-	p := newPublisher(t, c, nil, kafka.DefaultTopic(topic))
+	p := newPublisher(t, c, nil, kafka.WithDefaultTopic(topic))
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

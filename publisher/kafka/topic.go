@@ -5,8 +5,9 @@ import (
 	"fmt"
 )
 
-// ErrNoTopic is wrapped by the permanent error of a message whose type no
-// topic mapping covers.
+// ErrNoTopic is wrapped by the error of a message whose type no topic
+// mapping covers. It is transient: a misconfiguration every message of the
+// type shares, which the operator fixes by mapping it.
 var ErrNoTopic = errors.New("kafka: no topic for message type")
 
 // ErrInvalidTopic is wrapped by the error of a topic name Kafka would refuse.

@@ -28,7 +28,7 @@ func (p *Publisher) PublishBatch(ctx context.Context, envs []*reliar.SerializedE
 			continue
 		}
 		if futures[i], err = p.js.PublishMsgAsync(msg); err != nil {
-			res[i] = fmt.Errorf("nats: publish %s: %w", env.ID, classify(err, p.opts.noStreamTransient))
+			res[i] = fmt.Errorf("nats: publish %s: %w", env.ID, classify(err))
 		}
 	}
 	for i, f := range futures {
@@ -39,7 +39,7 @@ func (p *Publisher) PublishBatch(ctx context.Context, envs []*reliar.SerializedE
 		select {
 		case <-f.Ok():
 		case err = <-f.Err():
-			err = classify(err, p.opts.noStreamTransient)
+			err = classify(err)
 		case <-ctx.Done():
 			err = ctx.Err()
 		}

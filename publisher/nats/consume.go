@@ -11,26 +11,22 @@ import (
 )
 
 var (
-	// ErrNoMessageID is returned by [MessageID] and [Envelope], and their
-	// nats.Header forms, for a message with neither Nats-Msg-Id nor ce-id.
+	// ErrNoMessageID is returned by [MessageID] and [Envelope] for a
+	// message with neither Nats-Msg-Id nor ce-id.
 	ErrNoMessageID = errors.New("nats: message has no message id (Nats-Msg-Id or ce-id)")
 	// ErrInvalidMessageID is wrapped by their error for a message id that
 	// is not a UUID, or is the nil UUID.
 	ErrInvalidMessageID = errors.New("nats: invalid message id")
 )
 
-// MessageID reads the message id of a JetStream message, the key a
+// MessageID reads the message id of a received message, the key a
 // consumer deduplicates by (see package inbox): the Nats-Msg-Id header,
 // else the ce-id header. The publisher sets both to the message id, and
-// they stay the same on every redelivery and every republish.
-func MessageID(msg jetstream.Msg) (reliar.MessageID, error) {
-	return HeaderMessageID(msg.Headers())
-}
-
-// HeaderMessageID is [MessageID] over the headers of any NATS message: a
-// core *nats.Msg's Header, or a jetstream.RawStreamMsg's. Header names
-// match case-insensitively.
-func HeaderMessageID(h nats.Header) (reliar.MessageID, error) {
+// they stay the same on every redelivery and every republish. It takes the
+// headers of any NATS message: a core *nats.Msg's Header, a jetstream.Msg's
+// Headers(), a jetstream.RawStreamMsg's Header. Header names match
+// case-insensitively.
+func MessageID(h nats.Header) (reliar.MessageID, error) {
 	for _, name := range []string{jetstream.MsgIDHeader, reliar.HeaderID} {
 		if v := lookup(h, name); v != "" {
 			return parseID(name, v)
@@ -39,29 +35,31 @@ func HeaderMessageID(h nats.Header) (reliar.MessageID, error) {
 	return reliar.MessageID{}, ErrNoMessageID
 }
 
-// Envelope rebuilds the envelope of a JetStream message, for consumers
-// written in Go: [Decode] over its headers and data, with the id
-// [MessageID] reads. It fails like MessageID, and when an attribute
-// header does not parse.
-func Envelope(msg jetstream.Msg) (*reliar.SerializedEnvelope, error) {
-	return HeaderEnvelope(msg.Headers(), msg.Data())
-}
-
-// HeaderEnvelope is [Envelope] over the headers and data of any NATS
-// message, such as a core *nats.Msg's Header and Data.
-func HeaderEnvelope(h nats.Header, data []byte) (*reliar.SerializedEnvelope, error) {
-	id, err := HeaderMessageID(h)
+// Envelope rebuilds the envelope of a received message from its headers
+// and data, for consumers written in Go: the ce- headers and content-type
+// of the CloudEvents NATS binding are its attributes, the W3C trace headers
+// its trace context, every other header but JetStream's own Nats- ones a
+// user header (names in lower case), the data its payload, and its ID what
+// [MessageID] reads. Like MessageID it takes the headers of a core or a
+// JetStream message. It fails like MessageID, and when an attribute does
+// not parse.
+func Envelope(h nats.Header, data []byte) (*reliar.SerializedEnvelope, error) {
+	id, err := MessageID(h)
 	if err != nil {
 		return nil, err
 	}
-	withID := make(nats.Header, len(h)+1)
+	flat := make(map[string]string, len(h)+1)
 	for k, v := range h {
-		if !strings.EqualFold(k, reliar.HeaderID) {
-			withID[k] = v
+		if len(v) > 0 && !strings.HasPrefix(strings.ToLower(k), reservedPrefix) && !strings.EqualFold(k, reliar.HeaderID) {
+			flat[k] = v[0]
 		}
 	}
-	withID.Set(reliar.HeaderID, id.String())
-	return Decode(withID, data)
+	flat[reliar.HeaderID] = id.String()
+	env, err := reliar.EnvelopeFromHeaders(flat, data)
+	if err != nil {
+		return nil, fmt.Errorf("nats: decode message %s: %w", id, err)
+	}
+	return env, nil
 }
 
 // lookup returns the first value of header name, matched exactly first

@@ -36,7 +36,7 @@ func TestHeaderMessageID(t *testing.T) {
 		{"nil UUID", nats.Header{"ce-id": {"00000000-0000-0000-0000-000000000000"}}, reliar.MessageID{}, reliarnats.ErrInvalidMessageID},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := reliarnats.HeaderMessageID(tt.header)
+			got, err := reliarnats.MessageID(tt.header)
 			if !errors.Is(err, tt.wantErr) || got != tt.want {
 				t.Fatalf("HeaderMessageID = %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
 			}
@@ -69,10 +69,10 @@ func TestConsumeRoundTrip(t *testing.T) {
 	}
 	for i, msg := range fetch(t, stream, len(sent)) {
 		want := sent[i]
-		if id, err := reliarnats.MessageID(msg); err != nil || id != want.ID {
+		if id, err := reliarnats.MessageID(msg.Headers()); err != nil || id != want.ID {
 			t.Errorf("MessageID = %v, %v; want %v", id, err, want.ID)
 		}
-		got, err := reliarnats.Envelope(msg)
+		got, err := reliarnats.Envelope(msg.Headers(), msg.Data())
 		if err != nil {
 			t.Fatalf("Envelope: %v", err)
 		}
@@ -85,10 +85,10 @@ func TestConsumeRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("core subscription: %v", err)
 		}
-		if id, err := reliarnats.HeaderMessageID(m.Header); err != nil || id != want.ID {
+		if id, err := reliarnats.MessageID(m.Header); err != nil || id != want.ID {
 			t.Errorf("HeaderMessageID = %v, %v; want %v", id, err, want.ID)
 		}
-		got, err := reliarnats.HeaderEnvelope(m.Header, m.Data)
+		got, err := reliarnats.Envelope(m.Header, m.Data)
 		if err != nil {
 			t.Fatalf("HeaderEnvelope: %v", err)
 		}
@@ -127,16 +127,16 @@ func TestConsumeForeignMessages(t *testing.T) {
 			if err != nil {
 				t.Fatalf("read back: %v", err)
 			}
-			_, err = reliarnats.HeaderMessageID(m.Header)
+			_, err = reliarnats.MessageID(m.Header)
 			if !errors.Is(err, tt.wantID) {
 				t.Errorf("HeaderMessageID error = %v, want %v", err, tt.wantID)
 			}
-			env, err := reliarnats.HeaderEnvelope(m.Header, m.Data)
+			env, err := reliarnats.Envelope(m.Header, m.Data)
 			if tt.wantEnv != (err == nil) {
 				t.Fatalf("HeaderEnvelope error = %v, want success %v", err, tt.wantEnv)
 			}
 			if err == nil {
-				want, _ := reliarnats.HeaderMessageID(m.Header)
+				want, _ := reliarnats.MessageID(m.Header)
 				if env.ID != want || string(env.Payload) != "data" {
 					t.Errorf("envelope %v with payload %q, want %v and the message data", env.ID, env.Payload, want)
 				}

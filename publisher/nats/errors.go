@@ -20,9 +20,13 @@ var (
 	// ErrInvalidHeader reports a header NATS cannot carry, or a user header
 	// in the reserved "Nats-" namespace. It is a permanent failure.
 	ErrInvalidHeader = errors.New("nats: invalid header")
-	// ErrNoStream reports a subject no stream listens on. It is permanent
-	// unless the publisher was built with WithNoStreamTransient.
+	// ErrNoStream reports a subject no stream listens on. It is
+	// transient: every message for the subject shares it, and the rows
+	// wait until an operator creates the stream.
 	ErrNoStream = errors.New("nats: no stream for subject")
+	// ErrTooLarge reports a message whose headers and data exceed the
+	// server's max_payload. It is a permanent failure.
+	ErrTooLarge = errors.New("nats: message over the server's max_payload")
 	// ErrClosed is returned by Publish after Close. It is transient: the
 	// message stays in the outbox for the next publisher.
 	ErrClosed = errors.New("nats: publisher closed")
@@ -31,24 +35,31 @@ var (
 // classify wraps a publish error with its failure class, keeping the
 // original error (and any context error) visible to errors.Is and
 // errors.As.
-func classify(err error, noStreamTransient bool) error {
+//
+// The rule: a condition of this one message is permanent (over
+// max_payload or the stream's maximum message size, an invalid subject or
+// header); a condition every message shares is transient (no stream,
+// missing permissions, refused credentials, an unavailable or overloaded
+// JetStream), so that it feeds the dispatcher's breaker and dead-letters
+// nothing.
+func classify(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
-	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrNoResponders):
-		err = fmt.Errorf("%w: %w", ErrNoStream, err)
-		if noStreamTransient {
-			return err
-		}
-		return reliar.Permanent(err)
+	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrNoResponders),
+		errors.Is(err, jetstream.ErrStreamNotFound):
+		return fmt.Errorf("%w: %w", ErrNoStream, err)
 	case errors.Is(err, nats.ErrMaxPayload), errors.Is(err, nats.ErrBadSubject), errors.Is(err, nats.ErrBadHeaderMsg):
 		return reliar.Permanent(err)
+	case errors.Is(err, nats.ErrPermissionViolation), errors.Is(err, nats.ErrAuthorization),
+		errors.Is(err, nats.ErrAuthExpired), errors.Is(err, nats.ErrAuthRevoked):
+		return err
 	}
 	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) && apiErr.Code >= 400 && apiErr.Code < 500 &&
-		apiErr.Code != 408 && apiErr.Code != 429 {
-		// The server answered and refused this message (too large, a
-		// failed expectation): the same publish fails the same way.
+	if errors.As(err, &apiErr) && apiErr.Code == 400 {
+		// The stream answered and refused this message (over its maximum
+		// message size, a failed expectation): the same publish fails the
+		// same way.
 		return reliar.Permanent(err)
 	}
 	return err

@@ -16,35 +16,38 @@ func TestClassify(t *testing.T) {
 		return fmt.Errorf("nats: %w", &jetstream.APIError{Code: code, ErrorCode: 10000, Description: "x"})
 	}
 	tests := []struct {
-		name              string
-		err               error
-		noStreamTransient bool
-		want              reliar.FailureKind
+		name string
+		err  error
+		want reliar.FailureKind
 	}{
-		{"cancelled", context.Canceled, false, reliar.FailureTransient},
-		{"deadline", fmt.Errorf("wrapped: %w", context.DeadlineExceeded), false, reliar.FailureTransient},
-		{"no stream", jetstream.ErrNoStreamResponse, false, reliar.FailurePermanent},
-		{"no responders", nats.ErrNoResponders, false, reliar.FailurePermanent},
-		{"no stream, transient", jetstream.ErrNoStreamResponse, true, reliar.FailureTransient},
-		{"max payload", nats.ErrMaxPayload, false, reliar.FailurePermanent},
-		{"bad subject", nats.ErrBadSubject, false, reliar.FailurePermanent},
-		{"message too large for the stream", jetstream.ErrStreamMessageExceedsMaximum, false, reliar.FailurePermanent},
-		{"API 400", api(400), false, reliar.FailurePermanent},
-		{"API 404", api(404), false, reliar.FailurePermanent},
-		{"API 408", api(408), false, reliar.FailureTransient},
-		{"API 429", api(429), false, reliar.FailureTransient},
-		{"API 500", api(500), false, reliar.FailureTransient},
-		{"API 503", api(503), false, reliar.FailureTransient},
-		{"JetStream not enabled", jetstream.ErrJetStreamNotEnabled, false, reliar.FailureTransient},
-		{"timeout", nats.ErrTimeout, false, reliar.FailureTransient},
-		{"connection closed", nats.ErrConnectionClosed, false, reliar.FailureTransient},
-		{"async ack timeout", jetstream.ErrAsyncPublishTimeout, false, reliar.FailureTransient},
-		{"stalled", jetstream.ErrTooManyStalledMsgs, false, reliar.FailureTransient},
-		{"invalid ack", jetstream.ErrInvalidJSAck, false, reliar.FailureTransient},
+		{"cancelled", context.Canceled, reliar.FailureTransient},
+		{"deadline", fmt.Errorf("wrapped: %w", context.DeadlineExceeded), reliar.FailureTransient},
+		// Misconfigurations every message shares: transient.
+		{"no stream", jetstream.ErrNoStreamResponse, reliar.FailureTransient},
+		{"no responders", nats.ErrNoResponders, reliar.FailureTransient},
+		{"stream not found", jetstream.ErrStreamNotFound, reliar.FailureTransient},
+		{"permission violation", nats.ErrPermissionViolation, reliar.FailureTransient},
+		{"authorization", nats.ErrAuthorization, reliar.FailureTransient},
+		{"API 403", api(403), reliar.FailureTransient},
+		{"max payload", nats.ErrMaxPayload, reliar.FailurePermanent},
+		{"bad subject", nats.ErrBadSubject, reliar.FailurePermanent},
+		{"message too large for the stream", jetstream.ErrStreamMessageExceedsMaximum, reliar.FailurePermanent},
+		{"API 400", api(400), reliar.FailurePermanent},
+		{"API 404", api(404), reliar.FailureTransient},
+		{"API 408", api(408), reliar.FailureTransient},
+		{"API 429", api(429), reliar.FailureTransient},
+		{"API 500", api(500), reliar.FailureTransient},
+		{"API 503", api(503), reliar.FailureTransient},
+		{"JetStream not enabled", jetstream.ErrJetStreamNotEnabled, reliar.FailureTransient},
+		{"timeout", nats.ErrTimeout, reliar.FailureTransient},
+		{"connection closed", nats.ErrConnectionClosed, reliar.FailureTransient},
+		{"async ack timeout", jetstream.ErrAsyncPublishTimeout, reliar.FailureTransient},
+		{"stalled", jetstream.ErrTooManyStalledMsgs, reliar.FailureTransient},
+		{"invalid ack", jetstream.ErrInvalidJSAck, reliar.FailureTransient},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := classify(tt.err, tt.noStreamTransient)
+			got := classify(tt.err)
 			if k := reliar.KindOf(got); k != tt.want {
 				t.Errorf("classify(%v) is %v, want %v", tt.err, k, tt.want)
 			}

@@ -116,7 +116,7 @@ func Example_consumer() {
 // transaction committed. A message it cannot read is terminated: no
 // redelivery would make it readable.
 func chargeOnce(ctx context.Context, processed *inbox.Memory, msg jetstream.Msg) error {
-	id, err := reliarnats.MessageID(msg)
+	id, err := reliarnats.MessageID(msg.Headers())
 	if err != nil {
 		return errors.Join(err, msg.Term())
 	}

@@ -115,7 +115,8 @@ func received(m *jetstream.RawStreamMsg) publishertest.Received {
 			h[k] = v[0]
 		}
 	}
-	return publishertest.Received{Headers: h, Payload: m.Data, Key: m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]}
+	return publishertest.Received{Headers: h, Payload: m.Data, Key: m.Subject[strings.LastIndexByte(m.Subject, '.')+1:],
+		Message: &nats.Msg{Subject: m.Subject, Header: m.Header, Data: m.Data}}
 }
 
 // closedAddr returns a local address nothing listens on.
@@ -128,4 +129,28 @@ func closedAddr(t testing.TB) string {
 	addr := l.Addr().String()
 	_ = l.Close()
 	return addr
+}
+
+// createStream creates a stream of its own listening on "<prefix>.>", with
+// a maximum message size when maxSize is positive, and deletes it at the
+// end of t.
+func createStream(t testing.TB, js jetstream.JetStream, prefix string, maxSize int32) {
+	t.Helper()
+	name := uniqueName("reliartest")
+	cfg := jetstream.StreamConfig{Name: name, Subjects: []string{prefix + ".>"}, Storage: jetstream.MemoryStorage}
+	if maxSize > 0 {
+		cfg.MaxMsgSize = maxSize
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, cfg); err != nil {
+		t.Fatalf("create stream %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := js.DeleteStream(ctx, name); err != nil {
+			t.Errorf("delete stream %s: %v", name, err)
+		}
+	})
 }

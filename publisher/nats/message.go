@@ -39,7 +39,46 @@ func (p *Publisher) message(env *reliar.SerializedEnvelope) (*nats.Msg, error) {
 		add(k, v)
 	}
 	add(jetstream.MsgIDHeader, h[reliar.HeaderID][0])
-	return &nats.Msg{Subject: subject, Header: h, Data: env.Payload}, nil
+	msg := &nats.Msg{Subject: subject, Header: h, Data: env.Payload}
+	if err := p.checkSize(env, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+// checkSize fails msg when its headers and data together exceed the
+// max_payload the server announced, which counts both.
+func (p *Publisher) checkSize(env *reliar.SerializedEnvelope, msg *nats.Msg) error {
+	limit := p.maxPayload()
+	if limit <= 0 {
+		return nil
+	}
+	if size := headerSize(msg.Header) + len(msg.Data); int64(size) > limit {
+		return fmt.Errorf("%w: message %s is %d bytes with its headers (%d of payload), and the server's max_payload is %d",
+			ErrTooLarge, env.ID, size, len(msg.Data), limit)
+	}
+	return nil
+}
+
+// maxPayload is the server's announced max_payload, or 0 when unknown (no
+// connection yet).
+func (p *Publisher) maxPayload() int64 {
+	if nc := p.js.Conn(); nc != nil && nc.IsConnected() {
+		return nc.MaxPayload()
+	}
+	return 0
+}
+
+// headerSize is the size of h's header block on the wire: the version
+// line, one "name: value" line per value, and the blank line.
+func headerSize(h nats.Header) int {
+	n := len("NATS/1.0\r\n") + len("\r\n")
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(": ") + len(v) + len("\r\n")
+		}
+	}
+	return n
 }
 
 // validSubject accepts a publish subject: dot-separated non-empty tokens
@@ -86,21 +125,4 @@ func validHeader(name, value string) error {
 		}
 	}
 	return nil
-}
-
-// Decode rebuilds the envelope a consumer received, for consumers written
-// in Go: it drops the Nats- headers JetStream adds or reads, then applies
-// reliar.EnvelopeFromHeaders. Header names come back in lower case.
-func Decode(headers nats.Header, data []byte) (*reliar.SerializedEnvelope, error) {
-	h := make(map[string]string, len(headers))
-	for k, v := range headers {
-		if len(v) > 0 && !strings.HasPrefix(strings.ToLower(k), reservedPrefix) {
-			h[k] = v[0]
-		}
-	}
-	env, err := reliar.EnvelopeFromHeaders(h, data)
-	if err != nil {
-		return nil, fmt.Errorf("nats: decode: %w", err)
-	}
-	return env, nil
 }

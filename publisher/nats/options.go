@@ -17,12 +17,11 @@ const DefaultSubjectPrefix = "reliar"
 type Option func(*options) error
 
 type options struct {
-	prefix            string
-	prefixSet         bool
-	subject           func(*reliar.SerializedEnvelope) string
-	noStreamTransient bool
-	connOpts          []nats.Option
-	dedupWindow       time.Duration
+	prefix      string
+	prefixSet   bool
+	subject     func(*reliar.SerializedEnvelope) string
+	connOpts    []nats.Option
+	dedupWindow time.Duration
 }
 
 // DefaultDedupWindow is JetStream's default stream Duplicates window.
@@ -64,17 +63,6 @@ func WithSubjectFunc(f func(env *reliar.SerializedEnvelope) string) Option {
 			return fmt.Errorf("%w: nil subject func", ErrInvalidOption)
 		}
 		o.subject = f
-		return nil
-	}
-}
-
-// WithNoStreamTransient classifies "no stream listens on this subject" as
-// transient instead of permanent, for deployments where streams are
-// created after the publisher starts. Messages then wait in the outbox
-// instead of going dead.
-func WithNoStreamTransient() Option {
-	return func(o *options) error {
-		o.noStreamTransient = true
 		return nil
 	}
 }

@@ -75,7 +75,7 @@ func (p *Publisher) Publish(ctx context.Context, env *reliar.SerializedEnvelope)
 		return reliar.Permanent(fmt.Errorf("nats: publish %s: %w", env.ID, err))
 	}
 	if _, err := p.js.PublishMsg(ctx, msg); err != nil {
-		return fmt.Errorf("nats: publish %s: %w", env.ID, classify(err, p.opts.noStreamTransient))
+		return fmt.Errorf("nats: publish %s: %w", env.ID, classify(err))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +40,31 @@ func TestPublisherSuite(t *testing.T) {
 		return publishertest.Harness{
 			Publisher: newPublisher(t, js, reliarnats.WithSubjectFunc(keyedSubject(prefix))),
 			Receive:   newStreamReader(stream).Receive,
+			Decode: func(r publishertest.Received) (*reliar.SerializedEnvelope, error) {
+				m := r.Message.(*nats.Msg)
+				return reliarnats.Envelope(m.Header, m.Data)
+			},
+			Reference: sdkReference,
 			Unroutable: func(t *testing.T) reliar.Publisher {
 				return newPublisher(t, js, reliarnats.WithSubjectPrefix(uniqueName("nostream")))
+			},
+			Misconfigured: func(t *testing.T) (reliar.Publisher, func()) {
+				later := uniqueName("later")
+				p := newPublisher(t, js, reliarnats.WithSubjectPrefix(later))
+				return p, func() {
+					// The stream of the harness takes the new subjects
+					// too, as an operator would add them.
+					cfg := stream.CachedInfo().Config
+					cfg.Subjects = append(cfg.Subjects, later+".>")
+					if _, err := js.UpdateStream(t.Context(), cfg); err != nil {
+						t.Fatalf("add the subjects to the stream: %v", err)
+					}
+				}
+			},
+			TooLarge: func(t *testing.T) *reliar.SerializedEnvelope {
+				e := publishertest.Envelope(7)
+				e.Payload = bytes.Repeat([]byte("x"), maxMsgSize+1)
+				return e
 			},
 			Broken: brokenPublisher,
 			Refused: func(t *testing.T, seq int) *reliar.SerializedEnvelope {
@@ -111,9 +135,9 @@ func TestDefaultSubject(t *testing.T) {
 	if got := m.Header.Get(jetstream.MsgIDHeader); got != e.ID.String() {
 		t.Errorf("Nats-Msg-Id %q, want the message id %s", got, e.ID)
 	}
-	d, err := reliarnats.Decode(m.Header, m.Data)
+	d, err := reliarnats.Envelope(m.Header, m.Data)
 	if err != nil {
-		t.Fatalf("Decode: %v", err)
+		t.Fatalf("Envelope: %v", err)
 	}
 	if err := publishertest.Compare(e, d); err != nil {
 		t.Error(err)
@@ -136,7 +160,7 @@ func TestPublishRefusesBadMessages(t *testing.T) {
 		{"type with a space", func(e *reliar.SerializedEnvelope) { e.MessageType = "orders placed" }, reliarnats.ErrInvalidSubject, nil},
 		{"type with a wildcard", func(e *reliar.SerializedEnvelope) { e.MessageType = "orders.*" }, reliarnats.ErrInvalidSubject, nil},
 		{"empty type", func(e *reliar.SerializedEnvelope) { e.MessageType = "" }, reliarnats.ErrInvalidSubject, nil},
-		{"over the server's max payload", func(e *reliar.SerializedEnvelope) { e.Payload = make([]byte, 2<<20) }, nats.ErrMaxPayload, nil},
+		{"over the server's max payload", func(e *reliar.SerializedEnvelope) { e.Payload = make([]byte, 2<<20) }, reliarnats.ErrTooLarge, nil},
 		{"over the stream's max message size", func(e *reliar.SerializedEnvelope) { e.Payload = make([]byte, maxMsgSize+1) }, nil,
 			func(err error) bool {
 				var apiErr *jetstream.APIError
@@ -172,27 +196,48 @@ func TestPublishRefusesBadMessages(t *testing.T) {
 	}
 }
 
+// TestNoStream: a subject no stream listens on fails every publish
+// transiently, one by one and in batches; once the operator creates the
+// stream, the same publisher delivers.
 func TestNoStream(t *testing.T) {
 	js := connect(t)
-	tests := []struct {
-		name      string
-		opts      []reliarnats.Option
-		permanent bool
-	}{
-		{"permanent by default", nil, true},
-		{"transient when streams may come later", []reliarnats.Option{reliarnats.WithNoStreamTransient()}, false},
+	prefix := uniqueName("nostream")
+	p := newPublisher(t, js, reliarnats.WithSubjectPrefix(prefix))
+	errs := append(p.PublishBatch(t.Context(), []*reliar.SerializedEnvelope{publishertest.Envelope(1), publishertest.Envelope(2)}),
+		p.Publish(t.Context(), publishertest.Envelope(3)))
+	for _, err := range errs {
+		if !errors.Is(err, reliarnats.ErrNoStream) || reliar.IsPermanent(err) {
+			t.Errorf("publish: %v, want a transient ErrNoStream", err)
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := newPublisher(t, js, append(tt.opts, reliarnats.WithSubjectPrefix(uniqueName("nostream")))...)
-			errs := append(p.PublishBatch(t.Context(), []*reliar.SerializedEnvelope{publishertest.Envelope(1)}),
-				p.Publish(t.Context(), publishertest.Envelope(2)))
-			for _, err := range errs {
-				if !errors.Is(err, reliarnats.ErrNoStream) || reliar.IsPermanent(err) != tt.permanent {
-					t.Errorf("publish: %v, want ErrNoStream, permanent %v", err, tt.permanent)
-				}
-			}
-		})
+	createStream(t, js, prefix, 0)
+	if err := p.Publish(t.Context(), publishertest.Envelope(4)); err != nil {
+		t.Fatalf("publish once the stream exists: %v", err)
+	}
+}
+
+// TestMaxPayloadCountsHeaders: the server's max_payload counts the header
+// block, so a payload of exactly max_payload fails permanently, before it
+// is sent, with that reason; one that fits with its headers is stored.
+func TestMaxPayloadCountsHeaders(t *testing.T) {
+	js := connect(t)
+	prefix := uniqueName("big")
+	createStream(t, js, prefix, 0)
+	p := newPublisher(t, js, reliarnats.WithSubjectPrefix(prefix))
+	limit := int(js.Conn().MaxPayload())
+	e := publishertest.Envelope(1)
+	e.Payload = make([]byte, limit)
+	err := p.Publish(t.Context(), e)
+	if !errors.Is(err, reliarnats.ErrTooLarge) || !reliar.IsPermanent(err) || !strings.Contains(err.Error(), strconv.Itoa(limit)) {
+		t.Fatalf("Publish of a payload of max_payload: %v, want a permanent ErrTooLarge naming %d", err, limit)
+	}
+	res := p.PublishBatch(t.Context(), []*reliar.SerializedEnvelope{e})
+	if !errors.Is(res[0], reliarnats.ErrTooLarge) || !reliar.IsPermanent(res[0]) {
+		t.Fatalf("PublishBatch of a payload of max_payload: %v, want a permanent ErrTooLarge", res[0])
+	}
+	e.Payload = make([]byte, limit-4096)
+	if err := p.Publish(t.Context(), e); err != nil {
+		t.Fatalf("Publish of a message that fits with its headers: %v", err)
 	}
 }
 
@@ -268,10 +313,10 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
-func TestDecodeRefusesBadHeaders(t *testing.T) {
+func TestEnvelopeRefusesBadHeaders(t *testing.T) {
 	h := nats.Header{}
 	h.Set("ce-id", "not a uuid")
-	if _, err := reliarnats.Decode(h, nil); err == nil {
-		t.Fatal("Decode accepted a bad ce-id")
+	if _, err := reliarnats.Envelope(h, nil); err == nil {
+		t.Fatal("Envelope accepted a bad ce-id")
 	}
 }

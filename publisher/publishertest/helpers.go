@@ -40,14 +40,35 @@ func receive(t *testing.T, h Harness, n int) []Received {
 	return got
 }
 
-// decode rebuilds a received envelope and fails t when it cannot.
-func decode(t *testing.T, r Received) *reliar.SerializedEnvelope {
+// decode rebuilds a received envelope with the harness's decoder and
+// fails t when it cannot.
+func decode(t *testing.T, h Harness, r Received) *reliar.SerializedEnvelope {
 	t.Helper()
-	d, err := Decode(r)
+	d, err := h.decode(r)
 	if err != nil {
-		t.Fatalf("decode the received headers: %v", err)
+		t.Fatalf("decode the received message: %v", err)
 	}
 	return d
+}
+
+// decode applies the harness's decoder, or Decode.
+func (h Harness) decode(r Received) (*reliar.SerializedEnvelope, error) {
+	if h.Decode != nil {
+		return h.Decode(r)
+	}
+	return Decode(r)
+}
+
+// reference checks r with the harness's reference library, when it has
+// one.
+func reference(t *testing.T, h Harness, r Received, sent *reliar.SerializedEnvelope) {
+	t.Helper()
+	if h.Reference == nil {
+		return
+	}
+	if err := h.Reference(r, sent); err != nil {
+		t.Errorf("message %s: the reference implementation: %v", sent.ID, err)
+	}
 }
 
 // expectNothing fails t when a message arrives within the quiet period.
@@ -58,7 +79,7 @@ func expectNothing(t *testing.T, h Harness) {
 	got, _ := h.Receive(ctx, 1)
 	for _, r := range got {
 		id := "undecodable"
-		if d, err := Decode(r); err == nil {
+		if d, err := h.decode(r); err == nil {
 			id = d.ID.String()
 		}
 		t.Errorf("an unexpected message arrived: %s", id)
@@ -71,7 +92,7 @@ func expectExactly(t *testing.T, h Harness, sent map[reliar.MessageID]*reliar.Se
 	t.Helper()
 	seen := make(map[reliar.MessageID]bool, len(sent))
 	for _, r := range receive(t, h, len(sent)) {
-		d := decode(t, r)
+		d := decode(t, h, r)
 		want, ok := sent[d.ID]
 		switch {
 		case !ok:

@@ -19,6 +19,12 @@
 //		})
 //	}
 //
+// Each harness decodes what it received with its package's consumer helper
+// ([Harness.Decode]) and checks it with the protocol's reference library
+// ([Harness.Reference], the CloudEvents SDK's binding for the protocol),
+// which the suite runs on every message it inspects: the suite itself
+// depends on no broker or SDK.
+//
 // Publisher tests can also use [Envelope], [Unkeyed], [Decode] and
 // [Compare] on their own.
 package publishertest
@@ -33,15 +39,19 @@ import (
 
 // Received is one message as the broker delivered it to the test consumer.
 type Received struct {
-	// Headers are the message's headers (or fields) as delivered, with the
-	// broker's transport-only headers removed, so that
-	// reliar.EnvelopeFromHeaders(Headers, Payload) rebuilds the envelope.
+	// Headers are the message's headers (or fields, or application
+	// properties) as delivered, with the broker's transport-only headers
+	// removed.
 	Headers map[string]string
 	// Payload is the message body as delivered.
 	Payload []byte
 	// Key is the partition or routing key the broker saw, when the broker
 	// has one (see Features.KeyIsPartitionKey); empty otherwise.
 	Key string
+	// Message is the broker's own message as the test consumer got it (a
+	// *kgo.Record, a *nats.Msg, an amqp091.Delivery, …), for
+	// Harness.Decode and Harness.Reference.
+	Message any
 }
 
 // Harness is one publisher under test wired to a fresh, isolated broker
@@ -61,12 +71,37 @@ type Harness struct {
 	// prove that nothing more than expected arrived.
 	Receive func(ctx context.Context, n int) ([]Received, error)
 
-	// Unroutable, when set, returns a publisher aimed at a destination the
-	// broker refuses (an unknown stream, topic or exchange; a 4xx
-	// receiver). Its Publish must fail with a permanent error, or a
-	// transient one when Features.UnroutableTransient says the broker
-	// cannot tell.
+	// Decode rebuilds the envelope of a received message with the
+	// publisher package's consumer helper (its Envelope function). Nil
+	// means reliar.EnvelopeFromHeaders(Headers, Payload).
+	Decode func(r Received) (*reliar.SerializedEnvelope, error)
+
+	// Reference, when set, checks a received message with the protocol's
+	// reference implementation (the CloudEvents SDK's binding): it must
+	// parse and validate the event and find every attribute of sent, and
+	// the sent user headers outside the CloudEvents namespaces, with the
+	// values sent. It returns what differs.
+	Reference func(r Received, sent *reliar.SerializedEnvelope) error
+
+	// Unroutable, when set, returns a publisher aimed at a destination
+	// that does not exist (an unknown stream, topic or exchange; a
+	// receiver answering 404). Every message shares that misconfiguration
+	// and an operator can fix it, so Publish must fail with a transient
+	// error: the rows wait and the circuit breaker opens, nothing goes
+	// dead.
 	Unroutable func(t *testing.T) reliar.Publisher
+
+	// Misconfigured, when set, returns a publisher aimed at a destination
+	// that does not exist yet, and fix, which creates it the way an
+	// operator would. Publish must fail transiently before fix, and
+	// succeed after it, the message then arriving through Receive.
+	Misconfigured func(t *testing.T) (p reliar.Publisher, fix func())
+
+	// TooLarge, when set, returns an envelope that fits the store's
+	// limits but not the broker's announced or configured limit for one
+	// message. Publish must fail permanently (that message alone can
+	// never fit), and in a batch the other envelopes must still succeed.
+	TooLarge func(t *testing.T) *reliar.SerializedEnvelope
 
 	// Broken, when set, returns a publisher aimed at a broker that cannot
 	// be reached (a closed port). Its Publish must fail with a transient
@@ -97,10 +132,6 @@ type Features struct {
 	// within its deduplication window, so publishing one envelope twice
 	// delivers it once.
 	DedupByID bool
-	// UnroutableTransient: the broker cannot tell a refused destination
-	// from a passing failure, so Harness.Unroutable's error is expected to
-	// be transient rather than permanent. Say why in Limitations.
-	UnroutableTransient bool
 	// RefusedTransient: Harness.Refused's envelope fails transiently rather
 	// than permanently. Say why in Limitations.
 	RefusedTransient bool

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,10 +22,14 @@ import (
 // one way (fault) to prove that the suite notices.
 type memBroker struct {
 	fault  string
+	fixed  atomic.Bool
 	mu     sync.Mutex
 	closed bool
 	queue  chan publishertest.Received
 }
+
+// memLimit is the memory broker's limit on a payload.
+const memLimit = 1 << 10
 
 var (
 	errNoRoute = errors.New("membroker: no route")
@@ -38,6 +43,16 @@ func newMemBroker(fault string) *memBroker {
 func (b *memBroker) Publish(ctx context.Context, e *reliar.SerializedEnvelope) error {
 	if err := ctx.Err(); err != nil && b.fault != "ignores-context" {
 		return fmt.Errorf("membroker: publish %s: %w", e.ID, err)
+	}
+	if e.MessageType == "misconfigured" && !b.fixed.Load() && b.fault != "misconfig-permanent" {
+		return fmt.Errorf("membroker: publish %s: %w", e.ID, errNoRoute)
+	}
+	if len(e.Payload) > memLimit {
+		err := fmt.Errorf("membroker: publish %s: %d bytes over the limit", e.ID, len(e.Payload))
+		if b.fault == "too-large-transient" {
+			return err
+		}
+		return reliar.Permanent(err)
 	}
 	if e.MessageType == "refused" {
 		err := fmt.Errorf("membroker: publish %s: %w", e.ID, errNoRoute)
@@ -53,6 +68,8 @@ func (b *memBroker) Publish(ctx context.Context, e *reliar.SerializedEnvelope) e
 	}
 	r := publishertest.Received{Headers: reliar.CloudEventHeaders(e), Payload: e.Payload, Key: e.PartitionKey()}
 	switch b.fault {
+	case "raw-reserved-headers":
+		maps.Copy(r.Headers, e.Headers)
 	case "drops-user-headers":
 		delete(r.Headers, "x-user")
 	case "wrong-key":
@@ -112,9 +129,26 @@ func memHarness(fault string) func(t *testing.T) publishertest.Harness {
 			Receive:   b.Receive,
 			Unroutable: func(t *testing.T) reliar.Publisher {
 				return reliar.PublisherFunc(func(ctx context.Context, e *reliar.SerializedEnvelope) error {
-					return reliar.Permanent(errNoRoute)
+					if fault == "unroutable-permanent" {
+						return reliar.Permanent(errNoRoute)
+					}
+					return errNoRoute
 				})
 			},
+			Misconfigured: func(t *testing.T) (reliar.Publisher, func()) {
+				p := reliar.PublisherFunc(func(ctx context.Context, e *reliar.SerializedEnvelope) error {
+					c := *e
+					c.MessageType = "misconfigured"
+					return b.Publish(ctx, &c)
+				})
+				return p, func() { b.fixed.Store(true) }
+			},
+			TooLarge: func(t *testing.T) *reliar.SerializedEnvelope {
+				e := publishertest.Envelope(7)
+				e.Payload = make([]byte, memLimit+1)
+				return e
+			},
+			Reference: memReference,
 			Broken: func(t *testing.T) reliar.Publisher {
 				return reliar.PublisherFunc(func(ctx context.Context, e *reliar.SerializedEnvelope) error {
 					<-ctx.Done()
@@ -135,6 +169,27 @@ func memHarness(fault string) func(t *testing.T) publishertest.Harness {
 			},
 		}
 	}
+}
+
+// memReference stands in for a CloudEvents SDK: every ce- header must
+// name a valid attribute (lower-case letters and digits), or the SDK
+// refuses the whole event, and the id must be the one sent.
+func memReference(r publishertest.Received, sent *reliar.SerializedEnvelope) error {
+	for k := range r.Headers {
+		name, ok := strings.CutPrefix(strings.ToLower(k), "ce-")
+		if !ok {
+			continue
+		}
+		for _, c := range name {
+			if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+				return fmt.Errorf("bad key %q", k)
+			}
+		}
+	}
+	if r.Headers[reliar.HeaderID] != sent.ID.String() {
+		return fmt.Errorf("id %q, want %s", r.Headers[reliar.HeaderID], sent.ID)
+	}
+	return nil
 }
 
 func TestSuiteOnMemoryBroker(t *testing.T) {
@@ -166,6 +221,10 @@ func TestSuiteCatchesFaults(t *testing.T) {
 		"duplicates":           {"Concurrent", "Batch"},
 		"short-batch":          {"Batch"},
 		"close-twice-fails":    {"Close"},
+		"unroutable-permanent": {"Unroutable"},
+		"misconfig-permanent":  {"Misconfigured"},
+		"too-large-transient":  {"TooLarge"},
+		"raw-reserved-headers": {"ReservedUserHeaders"},
 	}
 	// The children wait on timeouts, not on the CPU: run them all at once.
 	outputs := make(map[string][]byte, len(tests))

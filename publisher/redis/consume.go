@@ -19,7 +19,7 @@ var (
 
 // MessageID reads the message id of a stream entry (redis.XMessage.Values),
 // the key a consumer deduplicates by (see package inbox), from its ce-id
-// field, without decoding the rest of the entry as [Decode] does. The
+// field, without decoding the rest of the entry as [Envelope] does. The
 // entry id is no substitute: an entry added again gets a new entry id, but
 // the same ce-id. The field name matches case-insensitively.
 func MessageID(values map[string]any) (reliar.MessageID, error) {

@@ -62,7 +62,7 @@ func TestMessageIDOfRepublishedEntry(t *testing.T) {
 		if err != nil || id != env.ID {
 			t.Errorf("entry %s: MessageID = %v, %v; want %v", e.ID, id, err, env.ID)
 		}
-		got, err := reliarredis.Decode(e.Values)
+		got, err := reliarredis.Envelope(e.Values)
 		if err != nil {
 			t.Fatalf("Decode: %v", err)
 		}

@@ -8,14 +8,19 @@
 //
 // # Field layout
 //
-// An entry's fields are the envelope's CloudEvents binary-mode headers (see
-// reliar.CloudEventHeaders: ce-id, ce-type, ce-source, ce-time,
-// content-type, traceparent, user headers, …) in name order, each as one
+// CloudEvents has no binding for Redis Streams; entries use the names of
+// its HTTP and NATS bindings. An entry's fields are the envelope's
+// CloudEvents binary-mode headers (see reliar.CloudEventHeaders: ce-id,
+// ce-type, ce-source, ce-specversion, ce-time, content-type, the ce-
+// extensions, traceparent, user headers, …) in name order, each as one
 // field whose value is the header value, followed by one field named
 // "payload" holding the payload bytes as they are. A user header named
-// "payload" is therefore refused (a permanent failure). Go consumers
-// rebuild the envelope with [Decode]; consumers in other languages read
-// "payload" and the "ce-" fields directly.
+// "payload" is therefore refused (a permanent failure); one in a
+// CloudEvents namespace, which only a row written by plain SQL can carry
+// (Enqueue refuses it), is sent renamed ([reliar.RenamedHeader]). Go
+// consumers read the id with [MessageID] and rebuild the envelope with
+// [Envelope]; consumers in other languages read "payload" and the "ce-"
+// fields directly.
 //
 // # Durability and duplicates
 //
@@ -34,9 +39,19 @@
 //
 // # Failures
 //
-// WRONGTYPE (the key holds something other than a stream), NOPERM (an ACL
-// forbids the command or key), NOAUTH and WRONGPASS are permanent.
-// Network errors, timeouts, a closed client, LOADING, READONLY (a failover
-// in progress), OOM, max clients, cluster and other server errors are
-// transient.
+// A condition of one message that no retry can fix is permanent: a user
+// header named "payload" ([ErrReservedField]), an empty stream name from
+// [WithStreamFunc] ([ErrInvalidStream]). A condition every message shares
+// and an operator can fix is transient, so that it feeds the dispatcher's
+// circuit breaker and dead-letters nothing: WRONGTYPE (the key holds
+// something other than a stream), NOPERM (an ACL forbids the command or
+// key), NOAUTH and WRONGPASS. Network errors, timeouts, a closed client,
+// LOADING, READONLY (a failover in progress), OOM, max clients, cluster and
+// other server errors are transient too.
+//
+// # Limits
+//
+// Redis takes values up to proto-max-bulk-len (512 MB by default), far
+// above the store's MaxPayloadBytes (1 MiB by default); memory, not a
+// per-message limit, bounds a stream ([WithMaxLen]).
 package redis

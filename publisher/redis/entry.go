@@ -36,10 +36,12 @@ func (p *Publisher) args(env *reliar.SerializedEnvelope) (*redis.XAddArgs, error
 	}, nil
 }
 
-// Decode rebuilds the envelope of a stream entry (redis.XMessage.Values),
+// Envelope rebuilds the envelope of a stream entry (redis.XMessage.Values),
 // for consumers written in Go: the payload field is the payload, every
-// other field a header, then reliar.EnvelopeFromHeaders applies.
-func Decode(values map[string]any) (*reliar.SerializedEnvelope, error) {
+// other field a header named as in the CloudEvents HTTP and NATS bindings
+// (ce- attributes, content-type), then reliar.EnvelopeFromHeaders
+// applies. Its ID is what [MessageID] reads.
+func Envelope(values map[string]any) (*reliar.SerializedEnvelope, error) {
 	raw, ok := values[PayloadField]
 	if !ok {
 		return nil, ErrNoPayload

@@ -1,11 +1,7 @@
 package redis
 
 import (
-	"context"
 	"errors"
-
-	"github.com/redis/go-redis/v9"
-	"github.com/reliar/reliar"
 )
 
 var (
@@ -17,21 +13,18 @@ var (
 	// ErrInvalidStream reports an empty stream name from the stream func.
 	// It is a permanent failure.
 	ErrInvalidStream = errors.New("redis: empty stream name")
-	// ErrNoPayload is returned by Decode for an entry without a payload
+	// ErrNoPayload is returned by Envelope for an entry without a payload
 	// field.
 	ErrNoPayload = errors.New("redis: entry has no " + PayloadField + " field")
 )
 
 // classify wraps a publish error with its failure class, keeping the
-// original error visible to errors.Is and errors.As.
-func classify(err error) error {
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case redis.HasErrorPrefix(err, "WRONGTYPE"), redis.IsPermissionError(err), redis.IsAuthError(err):
-		// The key, the ACL or the credentials are wrong: the same command
-		// fails the same way until someone changes the configuration.
-		return reliar.Permanent(err)
-	}
-	return err
-}
+// original error visible to errors.Is and errors.As. Every error of the
+// server or the connection is transient: WRONGTYPE (the key holds
+// something other than a stream), NOPERM (an ACL forbids the command or
+// key), NOAUTH and WRONGPASS are misconfigurations every message to the
+// stream shares and an operator fixes, so they feed the dispatcher's
+// circuit breaker and dead-letter nothing, like an outage. Only what one
+// message makes invalid is permanent, and the publisher finds that before
+// sending (ErrReservedField, ErrInvalidStream).
+func classify(err error) error { return err }

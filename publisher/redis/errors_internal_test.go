@@ -24,10 +24,10 @@ func TestClassify(t *testing.T) {
 		err  error
 		want reliar.FailureKind
 	}{
-		{serverError("WRONGTYPE Operation against a key holding the wrong kind of value"), reliar.FailurePermanent},
-		{serverError("NOPERM this user has no permissions to access one of the keys used as arguments"), reliar.FailurePermanent},
-		{serverError("NOAUTH Authentication required."), reliar.FailurePermanent},
-		{serverError("WRONGPASS invalid username-password pair or user is disabled."), reliar.FailurePermanent},
+		{serverError("WRONGTYPE Operation against a key holding the wrong kind of value"), reliar.FailureTransient},
+		{serverError("NOPERM this user has no permissions to access one of the keys used as arguments"), reliar.FailureTransient},
+		{serverError("NOAUTH Authentication required."), reliar.FailureTransient},
+		{serverError("WRONGPASS invalid username-password pair or user is disabled."), reliar.FailureTransient},
 		{serverError("LOADING Redis is loading the dataset in memory"), reliar.FailureTransient},
 		{serverError("READONLY You can't write against a read only replica."), reliar.FailureTransient},
 		{serverError("OOM command not allowed when used memory > 'maxmemory'."), reliar.FailureTransient},

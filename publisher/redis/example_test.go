@@ -12,7 +12,7 @@ import (
 
 // A publisher adds each message to a stream; a Go consumer reads the entry
 // back and rebuilds the envelope with Decode.
-func ExampleDecode() {
+func ExampleEnvelope() {
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
@@ -31,7 +31,7 @@ func ExampleDecode() {
 	}
 
 	entries, _ := client.XRange(ctx, stream, "-", "+").Result()
-	got, err := reliarredis.Decode(entries[0].Values)
+	got, err := reliarredis.Envelope(entries[0].Values)
 	if err != nil {
 		fmt.Println(err)
 		return

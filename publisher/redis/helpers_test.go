@@ -88,7 +88,7 @@ func (r *streamReader) Receive(ctx context.Context, n int) ([]publishertest.Rece
 // received maps an entry to what the suite checks, without the package's
 // own Decode: every field but "payload" is a header.
 func received(m redis.XMessage) publishertest.Received {
-	r := publishertest.Received{Headers: make(map[string]string, len(m.Values))}
+	r := publishertest.Received{Headers: make(map[string]string, len(m.Values)), Message: m.Values}
 	for k, v := range m.Values {
 		if k == "payload" {
 			r.Payload = []byte(v.(string))

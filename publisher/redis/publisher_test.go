@@ -41,8 +41,24 @@ func TestPublisherSuite(t *testing.T) {
 				return stream
 			})),
 			Receive: (&streamReader{client: c, stream: stream, last: "0"}).Receive,
+			Decode: func(r publishertest.Received) (*reliar.SerializedEnvelope, error) {
+				return reliarredis.Envelope(r.Message.(map[string]any))
+			},
+			Reference: traceReference,
+			// A key holding a string is a misconfiguration every message
+			// to it shares.
 			Unroutable: func(t *testing.T) reliar.Publisher {
 				return newPublisher(t, c, reliarredis.WithStream(notStream))
+			},
+			Misconfigured: func(t *testing.T) (reliar.Publisher, func()) {
+				if err := c.Set(t.Context(), stream, "not a stream yet", 0).Err(); err != nil {
+					t.Fatal(err)
+				}
+				return newPublisher(t, c, reliarredis.WithStream(stream)), func() {
+					if err := c.Del(t.Context(), stream).Err(); err != nil {
+						t.Fatal(err)
+					}
+				}
 			},
 			Broken: func(t *testing.T) reliar.Publisher {
 				broken := redis.NewClient(&redis.Options{Addr: closedAddr(t), DialTimeout: 200 * time.Millisecond, MaxRetries: 1})
@@ -51,7 +67,7 @@ func TestPublisherSuite(t *testing.T) {
 			},
 			Refused: func(t *testing.T, seq int) *reliar.SerializedEnvelope {
 				e := publishertest.Envelope(seq)
-				e.MessageType = wrongType
+				e.Headers[reliarredis.PayloadField] = "a user header named like the payload field"
 				return e
 			},
 			Features: publishertest.Features{
@@ -92,7 +108,7 @@ func TestFieldLayout(t *testing.T) {
 	if got := []byte(values["payload"].(string)); !bytes.Equal(got, e.Payload) {
 		t.Errorf("payload %x, want %x", got, e.Payload)
 	}
-	d, err := reliarredis.Decode(values)
+	d, err := reliarredis.Envelope(values)
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}
@@ -133,7 +149,11 @@ func TestPublishRefuses(t *testing.T) {
 	}
 }
 
-func TestACLAndAuthErrorsArePermanent(t *testing.T) {
+// TestACLAndAuthErrorsAreTransient: a forbidden key and refused
+// credentials are shared by every message and an operator fixes them, so
+// they fail transiently; the same publisher delivers once the ACL allows
+// it.
+func TestACLAndAuthErrorsAreTransient(t *testing.T) {
 	c := newClient(t)
 	allowed := uniqueKey(t, c, "allowed")
 	user := "reliartest_" + allowed[len(allowed)-12:]
@@ -164,11 +184,21 @@ func TestACLAndAuthErrorsArePermanent(t *testing.T) {
 			uc := redis.NewClient(&redis.Options{Addr: redisAddr, Username: user, Password: tt.password, MaxRetries: -1})
 			defer uc.Close()
 			err := newPublisher(t, uc, reliarredis.WithStream(tt.stream)).Publish(t.Context(), publishertest.Envelope(1))
-			if tt.wantOK != (err == nil) || (err != nil && !reliar.IsPermanent(err)) {
-				t.Fatalf("Publish: %v; want success %v, else a permanent error", err, tt.wantOK)
+			if tt.wantOK != (err == nil) || (err != nil && reliar.IsPermanent(err)) {
+				t.Fatalf("Publish: %v; want success %v, else a transient error", err, tt.wantOK)
 			}
 		})
 	}
+	// The operator widens the ACL: the forbidden key's messages now go.
+	if err := c.Do(t.Context(), "ACL", "SETUSER", user, "~"+allowed+":other").Err(); err != nil {
+		t.Fatalf("ACL SETUSER: %v", err)
+	}
+	uc := redis.NewClient(&redis.Options{Addr: redisAddr, Username: user, Password: "secret", MaxRetries: -1})
+	defer uc.Close()
+	if err := newPublisher(t, uc, reliarredis.WithStream(allowed+":other")).Publish(t.Context(), publishertest.Envelope(2)); err != nil {
+		t.Fatalf("Publish once the ACL allows the key: %v", err)
+	}
+	t.Cleanup(func() { c.Del(context.Background(), allowed+":other") })
 }
 
 func TestMaxLen(t *testing.T) {
@@ -216,13 +246,13 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
-func TestDecode(t *testing.T) {
+func TestEnvelope(t *testing.T) {
 	e := publishertest.Envelope(1)
 	values := map[string]any{"payload": e.Payload}
 	for k, v := range reliar.CloudEventHeaders(e) {
 		values[k] = []byte(v) // bytes, as some clients return them
 	}
-	d, err := reliarredis.Decode(values)
+	d, err := reliarredis.Envelope(values)
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}
@@ -241,7 +271,7 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := reliarredis.Decode(tt.values)
+			_, err := reliarredis.Envelope(tt.values)
 			if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) {
 				t.Fatalf("Decode: %v, want an error (%v)", err, tt.want)
 			}

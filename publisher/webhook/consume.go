@@ -42,13 +42,16 @@ func MessageID(h http.Header) (reliar.MessageID, error) {
 }
 
 // Envelope rebuilds the envelope of a received request, for receivers
-// written in Go: reliar.EnvelopeFromHeaders over the request headers, with
-// body (the request body, as read for [Verify]) as the payload and the id
-// [MessageID] reads. Of a repeated header the first value counts. The
+// written in Go: reliar.EnvelopeFromHeaders over the request headers, the
+// ce- ones percent-decoded as the CloudEvents HTTP binding's receive rule
+// says, with body (the request body, as read for [Verify]) as the payload
+// and the id [MessageID] reads. Of a repeated header the first value counts. The
 // Standard Webhooks headers and HTTP's own request headers (Authorization,
 // Cookie, User-Agent, Accept-*, Content-Length, Connection, Via,
 // X-Forwarded-For, …) are not part of the message and are left out, so a
-// user header of the same name does not come back. Call Verify first: an unverified request's headers are
+// user header of the same name does not come back.
+//
+// [WithHeader]'s headers come back as user headers unless listed there. Call Verify first: an unverified request's headers are
 // whatever the sender chose. It fails like MessageID, and when an
 // attribute header does not parse.
 func Envelope(r *http.Request, body []byte) (*reliar.SerializedEnvelope, error) {
@@ -65,7 +68,15 @@ func Envelope(r *http.Request, body []byte) (*reliar.SerializedEnvelope, error) 
 		if len(vs) == 0 || httpHeaders[name] || strings.HasPrefix(name, "webhook-") {
 			continue
 		}
-		h[name] = vs[0]
+		v := vs[0]
+		if strings.HasPrefix(name, "ce-") {
+			// The HTTP binding's receive rule: unquote, then one round
+			// of percent-decoding.
+			if v, err = percentDecode(v); err != nil {
+				return nil, fmt.Errorf("webhook: decode request %s: header %s: %w", id, name, err)
+			}
+		}
+		h[name] = v
 	}
 	h[reliar.HeaderID] = id.String()
 	env, err := reliar.EnvelopeFromHeaders(h, body)
@@ -90,7 +101,7 @@ func lookup(h http.Header, name string) string {
 }
 
 // httpHeaders are the request headers HTTP clients, proxies and
-// [Config.Header] add for the transport or for authentication, by
+// [WithHeader] add for the transport or for authentication, by
 // lower-case name. [Envelope] leaves them out of the message.
 var httpHeaders = map[string]bool{
 	"accept": true, "accept-charset": true, "accept-encoding": true, "accept-language": true,

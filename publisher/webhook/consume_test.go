@@ -117,11 +117,8 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 		got <- res
 		w.WriteHeader(http.StatusNoContent)
 	})
-	p := newPublisher(t, webhook.Config{
-		URL:     s.URL,
-		Secrets: []string{secret},
-		Header:  func(_ *reliar.SerializedEnvelope, h http.Header) { h.Set("Authorization", "Bearer token") },
-	})
+	p := newPublisher(t, s.URL, webhook.WithSecrets(secret),
+		webhook.WithHeader(func(_ *reliar.SerializedEnvelope, h http.Header) { h.Set("Authorization", "Bearer token") }))
 	for _, sent := range []*reliar.SerializedEnvelope{publishertest.Envelope(1), publishertest.Unkeyed(2)} {
 		if err := p.Publish(t.Context(), sent); err != nil {
 			t.Fatalf("Publish: %v", err)

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"unicode"
 
 	"github.com/reliar/reliar"
 )
@@ -15,7 +13,7 @@ var (
 	// https URL. Publishing to it fails permanently.
 	ErrInvalidURL = errors.New("webhook: invalid URL")
 	// ErrHostNotAllowed reports an endpoint whose host is not on
-	// Config.AllowedHosts. Publishing to it fails permanently.
+	// WithAllowedHosts. Publishing to it fails permanently.
 	ErrHostNotAllowed = errors.New("webhook: host not allowed")
 	// ErrInvalidHeader reports a header name or value that HTTP cannot
 	// carry (a control character, a name that is not a token). Publishing
@@ -29,27 +27,20 @@ var (
 	ErrClosed = errors.New("webhook: publisher closed")
 )
 
-// maxErrorBody bounds how much of an answer's body a StatusError keeps.
-const maxErrorBody = 256
-
-// StatusError reports a non-2xx answer. Its class follows the status:
-// 408, 429 and 5xx are transient; 3xx and every other 4xx are permanent;
-// anything else is transient.
+// StatusError reports a non-2xx answer: its status only, never its body.
+// Its class follows the rule of the package documentation: 400, 413, 415,
+// 422 and the other 4xx that only the message causes are permanent; 3xx
+// (the endpoint moved), 401 and 403 (credentials refused), 404 and 410 (no
+// receiver there), 408, 409, 425, 429 and 5xx are transient.
 type StatusError struct {
 	// StatusCode is the answer's HTTP status.
 	StatusCode int
-	// Body is a prefix of the answer's body (at most 256 bytes, control
-	// characters and invalid UTF-8 removed), for the operator.
-	Body string
 }
 
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("webhook: receiver answered %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.StatusCode >= 300 && e.StatusCode < 400 {
 		msg += " (redirects are not followed)"
-	}
-	if e.Body != "" {
-		msg += ": " + e.Body
 	}
 	return msg
 }
@@ -62,27 +53,23 @@ func (e *StatusError) Is(target error) bool {
 // FailureKind classifies the answer by its status.
 func (e *StatusError) FailureKind() reliar.FailureKind {
 	switch c := e.StatusCode; {
-	case c == http.StatusRequestTimeout, c == http.StatusTooManyRequests, c >= 500 && c < 600:
-		return reliar.FailureTransient
-	case c >= 300 && c < 500:
+	case c >= 400 && c < 500 && !sharedStatus[c]:
 		return reliar.FailurePermanent
 	}
 	return reliar.FailureTransient
 }
 
-// cleanBody keeps a printable prefix of an answer's body.
-func cleanBody(b []byte) string {
-	s := strings.ToValidUTF8(string(b), "")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.TrimSpace(s)
-	if len(s) > maxErrorBody {
-		s = s[:maxErrorBody]
-		s = strings.ToValidUTF8(s, "")
-	}
-	return s
+// sharedStatus are the 4xx answers that every message would get alike, or
+// that pass: a missing or moved receiver, refused credentials, a conflict
+// or a rate limit. They are transient, so that a misconfigured endpoint
+// dead-letters nothing.
+var sharedStatus = map[int]bool{
+	http.StatusUnauthorized:    true,
+	http.StatusForbidden:       true,
+	http.StatusNotFound:        true,
+	http.StatusRequestTimeout:  true,
+	http.StatusConflict:        true,
+	http.StatusGone:            true,
+	http.StatusTooEarly:        true,
+	http.StatusTooManyRequests: true,
 }

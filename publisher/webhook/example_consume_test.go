@@ -62,7 +62,7 @@ func ExampleEnvelope() {
 	}))
 	defer receiver.Close()
 
-	p, err := webhook.New(webhook.Config{URL: receiver.URL, Secrets: []string{secret}})
+	p, err := webhook.New(receiver.URL, webhook.WithSecrets(secret))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -27,7 +27,7 @@ func ExampleVerify() {
 	}))
 	defer receiver.Close()
 
-	p, err := webhook.New(webhook.Config{URL: receiver.URL, Secrets: []string{secret}})
+	p, err := webhook.New(receiver.URL, webhook.WithSecrets(secret))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -42,12 +42,11 @@ func ExampleVerify() {
 // Listing two secrets signs every request with both, so receivers can move
 // to the new secret at their own pace.
 func ExampleNew() {
-	p, err := webhook.New(webhook.Config{
-		URL:          "https://hooks.example.com/orders",
-		Secrets:      []string{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", webhook.NewSecret()},
-		Timeout:      5 * time.Second,
-		AllowedHosts: []string{"hooks.example.com"},
-	})
+	p, err := webhook.New("https://hooks.example.com/orders",
+		webhook.WithSecrets("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", webhook.NewSecret()),
+		webhook.WithTimeout(5*time.Second),
+		webhook.WithAllowedHosts("hooks.example.com"),
+	)
 	fmt.Println(p != nil, err)
 	// Output: true <nil>
 }

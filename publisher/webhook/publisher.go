@@ -19,7 +19,8 @@ const userAgent = "reliar-webhook/1"
 // Publisher posts each message to a webhook endpoint. It is safe for
 // concurrent use.
 type Publisher struct {
-	cfg    Config
+	url    string
+	opts   options
 	keys   [][]byte
 	client *http.Client
 	closed atomic.Bool
@@ -27,23 +28,29 @@ type Publisher struct {
 
 var _ reliar.Publisher = (*Publisher)(nil)
 
-// New returns a publisher for cfg, or an error wrapping ErrInvalidConfig.
-func New(cfg Config) (*Publisher, error) {
-	keys, err := cfg.validate()
+// New returns a publisher that posts every message to url (an absolute
+// http or https URL; empty with [WithURLFunc]), signed with the secrets of
+// [WithSecrets], which is required. It reports every problem of its
+// arguments at once, in an error wrapping [ErrInvalidOption].
+func New(url string, opts ...Option) (*Publisher, error) {
+	o, err := newOptions(url, opts)
 	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
+	keys := make([][]byte, len(o.secrets))
+	for i, s := range o.secrets {
+		keys[i], _ = ParseSecret(s) // checked by WithSecrets
+	}
 	var client http.Client
-	if cfg.Client != nil {
-		client = *cfg.Client
+	if o.client != nil {
+		client = *o.client
 	} else {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = 64
 		client.Transport = t
 	}
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Publisher{cfg: cfg, keys: keys, client: &client}, nil
+	return &Publisher{url: url, opts: o, keys: keys, client: &client}, nil
 }
 
 // Publish posts env and returns nil once the receiver answered 2xx. See the
@@ -55,7 +62,7 @@ func (p *Publisher) Publish(ctx context.Context, env *reliar.SerializedEnvelope)
 	if p.closed.Load() {
 		return fmt.Errorf("webhook: publish %s: %w", env.ID, ErrClosed)
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, p.opts.timeout)
 	defer cancel()
 	req, err := p.request(ctx, env)
 	if err != nil {
@@ -72,29 +79,48 @@ func (p *Publisher) Publish(ctx context.Context, env *reliar.SerializedEnvelope)
 
 // request builds the signed POST for env.
 func (p *Publisher) request(ctx context.Context, env *reliar.SerializedEnvelope) (*http.Request, error) {
-	endpoint := p.cfg.URL
-	if p.cfg.URLFunc != nil {
-		endpoint = p.cfg.URLFunc(env)
+	endpoint := p.url
+	if p.opts.urlFunc != nil {
+		endpoint = p.opts.urlFunc(env)
 	}
 	u, err := parseEndpoint(endpoint)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkHost(p.cfg.AllowedHosts, endpoint); err != nil {
+	if err := checkHost(p.opts.allowedHosts, endpoint); err != nil {
 		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(env.Payload))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
-	if p.cfg.Header != nil {
-		p.cfg.Header(env, req.Header)
+	if p.opts.header != nil {
+		p.opts.header(env, req.Header)
 	}
-	for k, v := range reliar.CloudEventHeaders(env) {
+	for k, v := range reliar.UserHeaders(env) {
 		if err := checkHeader(k, v); err != nil {
 			return nil, err
 		}
 		req.Header.Set(k, v)
+	}
+	for k, v := range reliar.TraceHeaders(env) {
+		// W3C Trace Context headers, not CloudEvents attributes: sent as
+		// they are, for the propagators that read them.
+		if err := checkHeader(k, v); err != nil {
+			return nil, err
+		}
+		req.Header.Set(k, v)
+	}
+	for name, v := range reliar.CloudEventAttributes(env) {
+		if name == reliar.AttrDataContentType {
+			// Content-Type is HTTP's own header: never encoded.
+			if err := checkHeader(reliar.HeaderContentType, v); err != nil {
+				return nil, err
+			}
+			req.Header.Set(reliar.HeaderContentType, v)
+			continue
+		}
+		req.Header.Set(reliar.HTTPHeaderName(name), percentEncode(v))
 	}
 	id := env.ID.String()
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
@@ -105,18 +131,19 @@ func (p *Publisher) request(ctx context.Context, env *reliar.SerializedEnvelope)
 	return req, nil
 }
 
-// outcome drains and closes resp's body, bounded, and classifies its status.
+// outcome drains and closes resp's body, bounded, and classifies its
+// status. No byte of the body is kept: a receiver may echo the request,
+// payload and header values included, and errors end up in logs and in
+// the row's last_error.
 func (p *Publisher) outcome(env *reliar.SerializedEnvelope, resp *http.Response) error {
 	defer resp.Body.Close()
-	head := make([]byte, maxErrorBody)
-	n, _ := io.ReadFull(resp.Body, head)
-	// Reading the rest lets the connection be reused; past the bound it is
+	// Reading the body lets the connection be reused; past the bound it is
 	// cheaper to drop the connection than to read on.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, max(p.cfg.MaxResponseBytes-int64(n), 0)))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, max(p.opts.maxResponseBytes, 0)))
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
 	}
-	return fmt.Errorf("webhook: publish %s: %w", env.ID, &StatusError{StatusCode: resp.StatusCode, Body: cleanBody(head[:n])})
+	return fmt.Errorf("webhook: publish %s: %w", env.ID, &StatusError{StatusCode: resp.StatusCode})
 }
 
 // Close makes later calls to Publish fail with ErrClosed and closes the idle

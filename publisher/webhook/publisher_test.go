@@ -31,12 +31,11 @@ func server(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int64) 
 	return s, &hits
 }
 
-func newPublisher(t *testing.T, cfg webhook.Config) *webhook.Publisher {
+// newPublisher returns a publisher to url, signing with a fresh secret
+// unless opts give secrets of their own (they come last and win).
+func newPublisher(t *testing.T, url string, opts ...webhook.Option) *webhook.Publisher {
 	t.Helper()
-	if cfg.Secrets == nil {
-		cfg.Secrets = []string{webhook.NewSecret()}
-	}
-	p, err := webhook.New(cfg)
+	p, err := webhook.New(url, append([]webhook.Option{webhook.WithSecrets(webhook.NewSecret())}, opts...)...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -57,14 +56,13 @@ func TestPublishSignsAndMaps(t *testing.T) {
 		got <- request{r.Method, r.Header, body}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	p := newPublisher(t, webhook.Config{
-		URL:     s.URL,
-		Secrets: []string{oldSecret, newSecret},
-		Header: func(_ *reliar.SerializedEnvelope, h http.Header) {
+	p := newPublisher(t, s.URL,
+		webhook.WithSecrets(oldSecret, newSecret),
+		webhook.WithHeader(func(_ *reliar.SerializedEnvelope, h http.Header) {
 			h.Set("Authorization", "Bearer token")
 			h.Set("webhook-signature", "forged")
-		},
-	})
+		}),
+	)
 	env := publishertest.Envelope(7)
 	before := time.Now().Unix()
 	if err := p.Publish(t.Context(), env); err != nil {
@@ -111,10 +109,13 @@ func TestPublishClassifiesStatus(t *testing.T) {
 		want   error // nil, or the expected class
 	}{
 		{200, nil}, {201, nil}, {202, nil}, {204, nil},
-		{301, errPermanent}, {302, errPermanent}, {307, errPermanent}, {308, errPermanent},
-		{400, errPermanent}, {401, errPermanent}, {403, errPermanent}, {404, errPermanent},
-		{409, errPermanent}, {410, errPermanent}, {413, errPermanent}, {422, errPermanent},
-		{408, errTransient}, {429, errTransient},
+		// The endpoint moved, refused the credentials or has no receiver:
+		// every message shares it and an operator fixes it.
+		{301, errTransient}, {302, errTransient}, {307, errTransient}, {308, errTransient},
+		{401, errTransient}, {403, errTransient}, {404, errTransient}, {410, errTransient},
+		{409, errTransient}, {408, errTransient}, {429, errTransient},
+		// Only this message causes it: too large, malformed, refused.
+		{400, errPermanent}, {413, errPermanent}, {415, errPermanent}, {422, errPermanent},
 		{500, errTransient}, {502, errTransient}, {503, errTransient}, {504, errTransient},
 	}
 	for _, tt := range tests {
@@ -123,7 +124,7 @@ func TestPublishClassifiesStatus(t *testing.T) {
 				w.WriteHeader(tt.status)
 				_, _ = io.WriteString(w, "reason\x00 of the\nanswer")
 			})
-			err := newPublisher(t, webhook.Config{URL: s.URL}).Publish(t.Context(), publishertest.Envelope(1))
+			err := newPublisher(t, s.URL).Publish(t.Context(), publishertest.Envelope(1))
 			checkClass(t, err, tt.want)
 			if err == nil {
 				return
@@ -132,8 +133,8 @@ func TestPublishClassifiesStatus(t *testing.T) {
 			if !errors.As(err, &se) || se.StatusCode != tt.status {
 				t.Fatalf("error %v does not carry status %d", err, tt.status)
 			}
-			if se.Body != "reason  of the answer" {
-				t.Errorf("StatusError.Body = %q, want the cleaned answer", se.Body)
+			if strings.Contains(err.Error(), "reason") {
+				t.Errorf("the error %q carries the answer's body", err)
 			}
 			if isRedirect := tt.status/100 == 3; errors.Is(err, webhook.ErrRedirect) != isRedirect {
 				t.Errorf("errors.Is(err, ErrRedirect) = %v for status %d", !isRedirect, tt.status)
@@ -166,13 +167,13 @@ func TestPublishNeverFollowsRedirects(t *testing.T) {
 		s, _ := server(t, func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
 		})
-		cfg := webhook.Config{URL: s.URL}
+		var opts []webhook.Option
 		if custom {
-			cfg.Client = &http.Client{} // follows redirects on its own
+			opts = append(opts, webhook.WithHTTPClient(&http.Client{})) // follows redirects on its own
 		}
-		err := newPublisher(t, cfg).Publish(t.Context(), publishertest.Envelope(1))
-		if !errors.Is(err, webhook.ErrRedirect) || !reliar.IsPermanent(err) {
-			t.Errorf("custom client %v: Publish: %v, want a permanent ErrRedirect", custom, err)
+		err := newPublisher(t, s.URL, opts...).Publish(t.Context(), publishertest.Envelope(1))
+		if !errors.Is(err, webhook.ErrRedirect) || reliar.IsPermanent(err) {
+			t.Errorf("custom client %v: Publish: %v, want a transient ErrRedirect", custom, err)
 		}
 	}
 	if n := targetHits.Load(); n != 0 {
@@ -187,14 +188,14 @@ func TestPublishBoundsTheAnswer(t *testing.T) {
 			w.WriteHeader(status)
 			_, _ = io.WriteString(w, big)
 		})
-		p := newPublisher(t, webhook.Config{URL: s.URL, MaxResponseBytes: 1024})
+		p := newPublisher(t, s.URL, webhook.WithMaxResponseBytes(1024))
 		err := p.Publish(t.Context(), publishertest.Envelope(1))
 		var se *webhook.StatusError
 		switch {
 		case status == 200 && err != nil:
 			t.Errorf("status 200 with a large body: %v", err)
-		case status == 500 && (!errors.As(err, &se) || len(se.Body) > 256):
-			t.Errorf("status 500 with a large body: %v, want a StatusError keeping at most 256 bytes", err)
+		case status == 500 && (!errors.As(err, &se) || strings.Contains(err.Error(), "xxx")):
+			t.Errorf("status 500 with a large body: %v, want a StatusError without the body", err)
 		}
 	}
 }
@@ -228,11 +229,14 @@ func TestAllowedHosts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := hits.Load()
-			p := newPublisher(t, webhook.Config{
-				URLFunc:      func(*reliar.SerializedEnvelope) string { return tt.url },
-				AllowedHosts: tt.allowed,
-				Client:       client,
-			})
+			opts := []webhook.Option{
+				webhook.WithURLFunc(func(*reliar.SerializedEnvelope) string { return tt.url }),
+				webhook.WithHTTPClient(client),
+			}
+			if tt.allowed != nil {
+				opts = append(opts, webhook.WithAllowedHosts(tt.allowed...))
+			}
+			p := newPublisher(t, "", opts...)
 			err := p.Publish(t.Context(), publishertest.Envelope(1))
 			if tt.want == nil {
 				if strings.HasPrefix(tt.url, "https") {
@@ -260,25 +264,35 @@ func TestAllowedHosts(t *testing.T) {
 
 func TestNewValidates(t *testing.T) {
 	secret := webhook.NewSecret()
+	sign := webhook.WithSecrets(secret)
+	urlFunc := webhook.WithURLFunc(func(*reliar.SerializedEnvelope) string { return "http://a.test" })
 	tests := []struct {
 		name string
-		cfg  webhook.Config
+		url  string
+		opts []webhook.Option
 	}{
-		{"no URL", webhook.Config{Secrets: []string{secret}}},
-		{"bad URL", webhook.Config{URL: "ftp://x", Secrets: []string{secret}}},
-		{"URL not parsable", webhook.Config{URL: "http://[::1", Secrets: []string{secret}}},
-		{"URL host not allowed", webhook.Config{URL: "http://a.test", AllowedHosts: []string{"b.test"}, Secrets: []string{secret}}},
-		{"allowed host with a port", webhook.Config{URL: "http://a.test", AllowedHosts: []string{"a.test:80"}, Secrets: []string{secret}}},
-		{"empty wildcard", webhook.Config{URL: "http://a.test", AllowedHosts: []string{"*."}, Secrets: []string{secret}}},
-		{"no secret", webhook.Config{URL: "http://a.test"}},
-		{"bad secret", webhook.Config{URL: "http://a.test", Secrets: []string{"whsec_!!"}}},
-		{"negative timeout", webhook.Config{URL: "http://a.test", Secrets: []string{secret}, Timeout: -1}},
-		{"negative answer bound", webhook.Config{URL: "http://a.test", Secrets: []string{secret}, MaxResponseBytes: -1}},
+		{"no URL", "", []webhook.Option{sign}},
+		{"URL and URL func", "http://a.test", []webhook.Option{sign, urlFunc}},
+		{"bad URL", "ftp://x", []webhook.Option{sign}},
+		{"URL not parsable", "http://[::1", []webhook.Option{sign}},
+		{"URL host not allowed", "http://a.test", []webhook.Option{sign, webhook.WithAllowedHosts("b.test")}},
+		{"allowed host with a port", "http://a.test", []webhook.Option{sign, webhook.WithAllowedHosts("a.test:80")}},
+		{"empty wildcard", "http://a.test", []webhook.Option{sign, webhook.WithAllowedHosts("*.")}},
+		{"no allowed host", "http://a.test", []webhook.Option{sign, webhook.WithAllowedHosts()}},
+		{"no secret", "http://a.test", nil},
+		{"empty secrets", "http://a.test", []webhook.Option{webhook.WithSecrets()}},
+		{"bad secret", "http://a.test", []webhook.Option{webhook.WithSecrets("whsec_!!")}},
+		{"zero timeout", "http://a.test", []webhook.Option{sign, webhook.WithTimeout(0)}},
+		{"negative timeout", "http://a.test", []webhook.Option{sign, webhook.WithTimeout(-1)}},
+		{"nil client", "http://a.test", []webhook.Option{sign, webhook.WithHTTPClient(nil)}},
+		{"nil header func", "http://a.test", []webhook.Option{sign, webhook.WithHeader(nil)}},
+		{"nil URL func", "", []webhook.Option{sign, webhook.WithURLFunc(nil)}},
+		{"nil option", "http://a.test", []webhook.Option{sign, nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := webhook.New(tt.cfg); !errors.Is(err, webhook.ErrInvalidConfig) {
-				t.Fatalf("New: %v, want ErrInvalidConfig", err)
+			if _, err := webhook.New(tt.url, tt.opts...); !errors.Is(err, webhook.ErrInvalidOption) {
+				t.Fatalf("New: %v, want ErrInvalidOption", err)
 			}
 		})
 	}
@@ -286,7 +300,7 @@ func TestNewValidates(t *testing.T) {
 
 func TestPublishRefusesBadHeaders(t *testing.T) {
 	s, hits := server(t, func(w http.ResponseWriter, r *http.Request) {})
-	p := newPublisher(t, webhook.Config{URL: s.URL})
+	p := newPublisher(t, s.URL)
 	for name, headers := range map[string]map[string]string{
 		"control character in a value": {"x-a": "line\r\nInjected: yes"},
 		"space in a name":              {"x a": "v"},
@@ -325,7 +339,7 @@ func TestPublishHonoursTimeouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPublisher(t, webhook.Config{URL: s.URL, Timeout: tt.timeout})
+			p := newPublisher(t, s.URL, webhook.WithTimeout(tt.timeout))
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			if tt.cancel > 0 {
@@ -350,13 +364,13 @@ func TestPublishUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	err = newPublisher(t, webhook.Config{URL: "http://" + addr}).Publish(t.Context(), publishertest.Envelope(1))
+	err = newPublisher(t, "http://"+addr).Publish(t.Context(), publishertest.Envelope(1))
 	checkClass(t, err, errTransient)
 }
 
 func TestPublishAfterClose(t *testing.T) {
 	s, hits := server(t, func(w http.ResponseWriter, r *http.Request) {})
-	p := newPublisher(t, webhook.Config{URL: s.URL})
+	p := newPublisher(t, s.URL)
 	if err := p.Publish(t.Context(), publishertest.Envelope(1)); err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -377,7 +391,8 @@ func TestStatusErrorText(t *testing.T) {
 		kind reliar.FailureKind
 	}{
 		{&webhook.StatusError{StatusCode: 503}, "webhook: receiver answered 503 Service Unavailable", reliar.FailureTransient},
-		{&webhook.StatusError{StatusCode: 302, Body: "moved"}, "webhook: receiver answered 302 Found (redirects are not followed): moved", reliar.FailurePermanent},
+		{&webhook.StatusError{StatusCode: 302}, "webhook: receiver answered 302 Found (redirects are not followed)", reliar.FailureTransient},
+		{&webhook.StatusError{StatusCode: 413}, "webhook: receiver answered 413 Request Entity Too Large", reliar.FailurePermanent},
 		{&webhook.StatusError{StatusCode: 199}, "webhook: receiver answered 199 ", reliar.FailureTransient},
 	}
 	for _, tt := range tests {

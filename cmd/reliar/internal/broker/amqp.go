@@ -32,22 +32,22 @@ func parseAMQP(raw string, o Options) (func(ctx context.Context) (*Broker, error
 	if _, err := amqp091.ParseURI(raw); err != nil {
 		return nil, badURL(raw, "%v", err)
 	}
-	opts := []amqppub.Option{amqppub.Logger(o.logger())}
+	opts := []amqppub.Option{amqppub.WithLogger(o.logger())}
 	switch o.Exchange {
 	case "":
 	case amqpDefaultExchangeFlag:
-		opts = append(opts, amqppub.Exchange(""))
+		opts = append(opts, amqppub.WithExchange(""))
 	default:
-		opts = append(opts, amqppub.Exchange(o.Exchange))
+		opts = append(opts, amqppub.WithExchange(o.Exchange))
 	}
 	if o.RoutingKey != "" {
-		opts = append(opts, amqppub.RoutingKeyFunc(routingKey(o.RoutingKey)))
+		opts = append(opts, amqppub.WithRoutingKeyFunc(routingKey(o.RoutingKey)))
 	}
 	conc := o.Concurrency
 	if conc <= 0 {
 		conc = 16
 	}
-	opts = append(opts, amqppub.PoolSize(min(conc, amqpMaxPool)))
+	opts = append(opts, amqppub.WithPoolSize(min(conc, amqpMaxPool)))
 	return func(ctx context.Context) (*Broker, error) { return openAMQP(ctx, raw, opts) }, nil
 }
 

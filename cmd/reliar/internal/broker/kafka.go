@@ -63,10 +63,10 @@ func kafkaTopics(values []string) ([]kafkapub.Option, error) {
 	}
 	var opts []kafkapub.Option
 	if def != "" {
-		opts = append(opts, kafkapub.DefaultTopic(def))
+		opts = append(opts, kafkapub.WithDefaultTopic(def))
 	}
 	if byType != nil {
-		opts = append(opts, kafkapub.Topics(byType))
+		opts = append(opts, kafkapub.WithTopics(byType))
 	}
 	return opts, nil
 }

@@ -9,7 +9,11 @@ import (
 // parseWebhook checks an http:// or https:// endpoint and its signing
 // secrets. The publisher is built at once: it holds no connection.
 func parseWebhook(raw string, o Options) (func(ctx context.Context) (*Broker, error), error) {
-	pub, err := webhook.New(webhook.Config{URL: raw, Secrets: o.WebhookSecrets})
+	var opts []webhook.Option
+	if len(o.WebhookSecrets) > 0 {
+		opts = append(opts, webhook.WithSecrets(o.WebhookSecrets...))
+	}
+	pub, err := webhook.New(raw, opts...)
 	if err != nil {
 		return nil, badOption(err)
 	}

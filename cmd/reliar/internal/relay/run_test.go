@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	amqp091 "github.com/rabbitmq/amqp091-go"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/broker"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
@@ -268,13 +269,36 @@ func TestRunBrokerDown(t *testing.T) {
 }
 
 // TestRunMissingExchange: a RabbitMQ exchange that does not exist is a
-// failure retrying cannot fix (exit status 1).
+// misconfiguration an operator fixes (SPEC §6): the relay waits, /readyz
+// answering 503 with the cause, and becomes ready once the exchange is
+// declared.
 func TestRunMissingExchange(t *testing.T) {
 	s := newSchema(t)
 	s.migrate(t)
-	r := start(t, testConfig(t, s, amqpURL, broker.Options{Exchange: randomName("relay_missing_")}))
-	if err := r.wait(t); exitcode.Code(err, 0) != exitcode.Failure {
-		t.Fatalf("Run = %v, want a failure", err)
+	exchange := randomName("relay_missing_")
+	r := start(t, testConfig(t, s, amqpURL, broker.Options{Exchange: exchange}))
+	eventually(t, "/readyz to name the missing exchange", r.readyz(t, http.StatusServiceUnavailable, "NOT_FOUND"))
+
+	conn, err := amqp091.Dial(amqpURL)
+	if err != nil {
+		t.Fatalf("RabbitMQ: %v", err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatalf("channel: %v", err)
+	}
+	if err := ch.ExchangeDeclare(exchange, amqp091.ExchangeTopic, false, false, false, false, nil); err != nil {
+		t.Fatalf("declare exchange: %v", err)
+	}
+	defer func() {
+		if err := ch.ExchangeDelete(exchange, false, false); err != nil {
+			t.Errorf("delete exchange %s: %v", exchange, err)
+		}
+	}()
+	eventually(t, "/readyz to answer 200", r.readyz(t, http.StatusOK, "ready"))
+	if err := r.stop(t); err != nil {
+		t.Fatalf("Run = %v, want nil", err)
 	}
 }
 
