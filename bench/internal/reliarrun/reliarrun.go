@@ -159,9 +159,15 @@ func (t *target) Start(ctx context.Context, s *sink.Sink) (func(context.Context)
 	case t.v.Batch:
 		pub = BatchPublisher{Publisher{Sink: s}}
 	}
-	ds := make([]*outbox.Dispatcher, max(t.v.Dispatchers, 1))
+	return startDispatchers(ctx, t.store, pub, settings, max(t.v.Dispatchers, 1))
+}
+
+// startDispatchers runs n dispatchers on store until the returned stop is
+// called; stop waits for every Run to return.
+func startDispatchers(ctx context.Context, store outbox.Store, pub reliar.Publisher, settings outbox.Settings, n int) (func(context.Context) error, error) {
+	ds := make([]*outbox.Dispatcher, n)
 	for i := range ds {
-		d, err := outbox.New(t.store, pub, settings, outbox.WithLogger(quietlog.New()))
+		d, err := outbox.New(store, pub, settings, outbox.WithLogger(quietlog.New()))
 		if err != nil {
 			return nil, fmt.Errorf("reliarrun: new dispatcher: %w", err)
 		}
