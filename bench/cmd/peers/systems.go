@@ -94,7 +94,12 @@ func systems(c config) lineup {
 			named.enqueueTx = append(named.enqueueTx, v.System())
 			named.jetstream = append(named.jetstream, jetstreamrun.Reliar(url, v, jetstreamrun.File))
 		}
-		named.burst = []harness.System{reliarrun.Defaults().System(), riverrun.Tuned().System()}
+		// Both SQLite systems on one connection, as River advises.
+		oneConn := []harness.System{reliarrun.SQLiteOneConn().System(), riverrun.SQLiteTunedOneConn().System()}
+		named.drain = append(named.drain, oneConn...)
+		named.latency = append(named.latency, oneConn...)
+		named.enqueueTx = append(named.enqueueTx, oneConn...)
+		named.burst = append([]harness.System{reliarrun.Defaults().System(), riverrun.Tuned().System()}, oneConn...)
 	}
 	pick := func(scenario string, all, extra []harness.System) []harness.System {
 		if !c.scenarios[scenario] {

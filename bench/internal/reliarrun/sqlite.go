@@ -49,6 +49,11 @@ func SQLiteDemo() SQLiteVariant {
 	}}
 }
 
+// SQLiteOneConn is SQLite on a handle of one connection, the limit River
+// advises for its SQLite driver: every writer queues in Go, none in
+// SQLite's busy handler.
+func SQLiteOneConn() SQLiteVariant { return SQLiteVariant{Name: "reliar sqlite 1 conn", Conns: 1} }
+
 // System returns the harness system of v.
 func (v SQLiteVariant) System() harness.System {
 	return harness.System{Name: v.Name, Open: v.open, OnFile: true}

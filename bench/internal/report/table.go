@@ -95,10 +95,14 @@ func systemsOf(sums []Summary, scenarios ...string) []string {
 	return systems
 }
 
-// rate formats a throughput median with its range, in thousands.
+// rate formats a throughput median with its range, in thousands from 1,000
+// up.
 func rate(s Summary) string {
 	if s.Runs == 0 {
 		return "–"
+	}
+	if s.PerSecond < 1000 {
+		return fmt.Sprintf("%.0f (%.0f–%.0f)", s.PerSecond, s.Low, s.High)
 	}
 	return fmt.Sprintf("%.1f k (%.1f–%.1f)", s.PerSecond/1000, s.Low/1000, s.High/1000)
 }

@@ -38,6 +38,14 @@ func SQLiteTuned() SQLiteVariant {
 	return SQLiteVariant{Name: "river sqlite tuned", FetchCooldown: time.Millisecond}
 }
 
+// SQLiteTunedOneConn is SQLiteTuned on a handle of one connection, as
+// River's documentation advises for SQLite.
+func SQLiteTunedOneConn() SQLiteVariant {
+	v := SQLiteTuned()
+	v.Name, v.Conns = "river sqlite tuned 1 conn", 1
+	return v
+}
+
 // System returns the harness system of v.
 func (v SQLiteVariant) System() harness.System {
 	return harness.System{Name: v.Name, Open: v.open, OnFile: true}
