@@ -14,6 +14,10 @@ import (
 	"github.com/reliar/reliar/bench/internal/report"
 )
 
+// quickBudget is how long a quick run may take on the 2-core reference
+// machine.
+const quickBudget = 150 * time.Second
+
 // compare runs the comparison and writes the report.
 func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	start := time.Now()
@@ -78,7 +82,11 @@ func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	if files != nil {
 		fmt.Fprintf(stderr, "results: %s\n", strings.Join(files.Paths(), ", "))
 	}
-	fmt.Fprintf(stderr, "took %s\n", time.Since(start).Round(time.Second))
+	took := time.Since(start).Round(time.Second)
+	fmt.Fprintf(stderr, "took %s\n", took)
+	if c.quick && took > quickBudget {
+		fmt.Fprintf(stderr, "peers: the quick run took %s, over its budget of %s\n", took, quickBudget)
+	}
 	if err := errors.Join(writeErrs...); err != nil {
 		return err
 	}
