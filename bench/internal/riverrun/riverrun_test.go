@@ -8,7 +8,7 @@ import (
 )
 
 func TestVariants(t *testing.T) {
-	for _, sys := range []harness.System{Defaults().System(), Tuned().System(), SQLiteTuned().System(), SQLiteTunedOneConn().System()} {
+	for _, sys := range []harness.System{Defaults().System(), Tuned().System(), SQLiteTuned().System()} {
 		t.Run(sys.Name, func(t *testing.T) {
 			t.Parallel()
 			harnesstest.Check(t, sys, false)
