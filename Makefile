@@ -33,13 +33,15 @@ cover:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./outbox/
 
-# Peer comparison (River, watermill, raw SQL, JetStream). bench is its own
-# module outside go.work, so peers never enter the workspace's versions.
+# Peer comparison (River, watermill, raw SQL, JetStream, SQLite). bench is
+# its own module outside go.work, so peers never enter the workspace's
+# versions. BENCH_FLAGS adds flags: BENCH_FLAGS='-only "reliar defaults" -reps 5'.
+BENCH_FLAGS ?=
 bench-peers:
-	cd bench && GOWORK=off $(GO) run ./cmd/peers
+	cd bench && GOWORK=off $(GO) run ./cmd/peers $(BENCH_FLAGS)
 
 bench-quick:
-	cd bench && GOWORK=off $(GO) run ./cmd/peers -quick
+	cd bench && GOWORK=off $(GO) run ./cmd/peers -quick $(BENCH_FLAGS)
 
 bench-check:
 	cd bench && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) test -race -count=1 ./...

@@ -29,7 +29,7 @@ func openRaw(ctx context.Context, env pgenv.Env) (*rawLoop, error) {
 		delivered.Add(int64(len(batch)))
 		return nil
 	}
-	t, err := rawsql.Open(ctx, env, count)
+	t, err := rawsql.Pinned().Open(ctx, env, count)
 	if err != nil {
 		return nil, err
 	}

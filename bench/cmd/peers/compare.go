@@ -5,61 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/reliar/reliar/bench/internal/harness"
-	"github.com/reliar/reliar/bench/internal/rawsql"
-	"github.com/reliar/reliar/bench/internal/reliarrun"
+	"github.com/reliar/reliar/bench/internal/payload"
 	"github.com/reliar/reliar/bench/internal/report"
-	"github.com/reliar/reliar/bench/internal/riverrun"
-	"github.com/reliar/reliar/bench/internal/watermillrun"
 )
 
-// systems returns the drain and latency systems of the mode, filtered by
-// -only.
-func systems(c config) (drain, latency []harness.System) {
-	if c.quick {
-		drain = []harness.System{
-			reliarrun.Defaults().System(), riverrun.Tuned().System(),
-			watermillrun.Tuned().System(), rawsql.System(),
-		}
-		latency = []harness.System{reliarrun.Defaults().System()}
-	} else {
-		latency = []harness.System{
-			reliarrun.Defaults().System(), reliarrun.Batch512().System(), reliarrun.Batch512Overlap().System(),
-			riverrun.Defaults().System(), riverrun.Tuned().System(),
-			watermillrun.Defaults().System(), watermillrun.Tuned().System(),
-		}
-		// The raw loop is a throughput ceiling; it has no wake-up design
-		// whose latency would mean anything.
-		drain = append(slices.Clone(latency), rawsql.System())
-	}
-	// The store option variants run only when named: they are
-	// experiments of the speed work, not part of the comparison.
-	if len(c.only) > 0 && !c.quick {
-		for _, v := range reliarrun.Options() {
-			latency = append(latency, v.System())
-			drain = append(drain, v.System())
-		}
-	}
-	keep := func(s harness.System) bool { return len(c.only) > 0 && !slices.Contains(c.only, s.Name) }
-	if !c.scenarios["drain"] {
-		drain = nil
-	}
-	if !c.scenarios["latency"] {
-		latency = nil
-	}
-	return slices.DeleteFunc(drain, keep), slices.DeleteFunc(latency, keep)
-}
+// quickBudget is how long a quick run may take on the 2-core reference
+// machine.
+const quickBudget = 150 * time.Second
 
 // compare runs the comparison and writes the report.
 func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	start := time.Now()
-	drain, latency := systems(c)
-	h := &harness.Harness{DSN: c.dsn, Quick: c.quick}
+	l := systems(c)
+	h := &harness.Harness{DSN: c.dsn, Quick: c.quick, FileDir: c.fileDir}
 	if c.profileDir != "" {
 		h.Around = cpuProfiler(c.profileDir, stderr)
 	}
@@ -88,29 +51,42 @@ func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	plan := harness.Plan{
 		Reps:           c.reps,
 		Drain:          harness.DrainConfig{Messages: c.messages, PerTx: c.perTx, Timeout: c.runTimeout},
-		DrainSystems:   drain,
+		DrainSystems:   l.drain,
 		Latency:        harness.LatencyConfig{Messages: c.latencyMessages, Rate: c.rate, Timeout: c.runTimeout},
-		LatencySystems: latency,
+		LatencySystems: l.latency,
 		JetStream: harness.DrainConfig{Messages: c.messages, PerTx: c.perTx, Timeout: c.runTimeout,
 			Scenario: report.JetStream},
-		JetStreamSystems: jetStreamSystems(c),
+		JetStreamSystems: l.jetstream,
+		EnqueueTx:        harness.EnqueueTxConfig{Transactions: c.enqueueTx, Timeout: c.runTimeout},
+		EnqueueTxSystems: l.enqueueTx,
+		Burst:            harness.BurstConfig{Messages: c.burstMessages, Producers: c.producers, Timeout: c.runTimeout},
+		BurstSystems:     l.burst,
 	}
 	runErr := h.Run(ctx, plan, emit)
 
 	sums := report.Summarize(results)
-	fmt.Fprintf(stdout, "%d messages of %d B per drain run, %d per transaction; latency: %d transactions at %d/s; %d interleaved repetitions; medians (low–high)\n\n",
-		c.messages, 200, c.perTx, c.latencyMessages, c.rate, c.reps)
+	fmt.Fprintf(stdout, "%d messages of %d B per drain run, %d per transaction; latency: %d transactions at %d/s; enqueue-tx: %d single-message transactions; burst: %d single-message transactions from %d producers; %d interleaved repetitions; medians (low–high)\n\n",
+		c.messages, payload.Size, c.perTx, c.latencyMessages, c.rate, c.enqueueTx, c.burstMessages, c.producers, c.reps)
 	if err := report.Table(stdout, sums); err != nil {
 		return err
 	}
-	if js := jetStreamTable(sums); js != "" {
-		fmt.Fprintln(stdout)
-		fmt.Fprint(stdout, js)
+	for _, table := range []func(io.Writer, []report.Summary) error{report.JetStreamTable, report.BurstTable} {
+		var b strings.Builder
+		if err := table(&b, sums); err != nil {
+			return err
+		}
+		if b.Len() > 0 {
+			fmt.Fprintf(stdout, "\n%s", b.String())
+		}
 	}
 	if files != nil {
 		fmt.Fprintf(stderr, "results: %s\n", strings.Join(files.Paths(), ", "))
 	}
-	fmt.Fprintf(stderr, "took %s\n", time.Since(start).Round(time.Second))
+	took := time.Since(start).Round(time.Second)
+	fmt.Fprintf(stderr, "took %s\n", took)
+	if c.quick && took > quickBudget {
+		fmt.Fprintf(stderr, "peers: the quick run took %s, over its budget of %s\n", took, quickBudget)
+	}
 	if err := errors.Join(writeErrs...); err != nil {
 		return err
 	}
@@ -121,26 +97,32 @@ func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	// behind another session's long transaction, say), from the medians
 	// of the runs that succeeded; the failures are on stderr and in the
 	// table's last column.
-	line, err := report.QuickLine(sums, reliarrun.Defaults().Name, rawsql.System().Name,
-		watermillrun.Tuned().Name, riverrun.Tuned().Name)
-	if err != nil {
-		return errors.Join(runErr, err)
-	}
-	if runErr != nil {
+	// A value none of whose runs succeeded is "nan" on the line, which is
+	// printed whole all the same, and the run fails.
+	line, err := report.QuickLine(sums, quickSystems(c))
+	if runErr != nil && err == nil {
 		fmt.Fprintln(stderr, "peers: some runs failed; the ratios use the others:", runErr)
 	}
 	fmt.Fprintln(stdout, line)
+	if err != nil {
+		return errors.Join(runErr, err)
+	}
 	return nil
 }
 
 // progress is the stderr line of one result.
 func progress(r report.Result) string {
-	head := fmt.Sprintf("%-9s rep %d %-20s", r.Scenario, r.Rep, r.System)
+	head := fmt.Sprintf("%-11s rep %d %-32s", r.Scenario, r.Rep, r.System)
 	switch {
 	case !r.OK():
 		return head + " FAILED: " + r.Error
 	case r.Scenario == report.Latency:
-		return fmt.Sprintf("%s p50 %.2f ms  p99 %.2f ms  max %.2f ms  dups %d", head, r.P50Ms, r.P99Ms, r.MaxMs, r.Duplicates)
+		return fmt.Sprintf("%s p50 %.2f ms  p99 %.2f ms  max %.2f ms  tx p50 %.2f ms  dups %d", head, r.P50Ms, r.P99Ms, r.MaxMs, r.EnqueueTxP50Ms, r.Duplicates)
+	case r.Scenario == report.EnqueueTx, r.Scenario == report.BurstAlone:
+		return fmt.Sprintf("%s %8.0f tx/s  p50 %.2f ms  p99 %.2f ms  max %.2f ms", head, r.PerSecond, r.P50Ms, r.P99Ms, r.MaxMs)
+	case r.Scenario == report.Burst:
+		return fmt.Sprintf("%s %8.0f msg/s delivered  commit → delivery p50 %.2f ms  p99 %.2f ms  max %.2f ms  tx p50 %.2f ms  dups %d",
+			head, r.PerSecond, r.P50Ms, r.P99Ms, r.MaxMs, r.EnqueueTxP50Ms, r.Duplicates)
 	case r.Scenario == report.Enqueue:
 		return fmt.Sprintf("%s %8.0f msg/s  %.2fs", head, r.PerSecond, r.Seconds)
 	default:

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,7 +26,14 @@ type config struct {
 	only            []string
 	scenarios       map[string]bool
 	natsURL         string
+	enqueueTx       int
+	burstMessages   int
+	producers       int
+	fileDir         string
 }
+
+// scenarioNames are the scenarios -scenarios accepts, in the order they run.
+var scenarioNames = []string{"drain", "enqueue-tx", "latency", "jetstream", "burst"}
 
 // parseFlags reads args; sizes left at zero take the full or quick defaults.
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -33,7 +41,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var only, scenarios string
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&c.quick, "quick", false, "reduced run: 5,000 messages, Reliar defaults, River tuned, watermill tuned and raw SQL; Reliar latency only; prints the ratio line last")
+	fs.BoolVar(&c.quick, "quick", false, "reduced run (under 150 s): 5,000 messages, the systems of the ratio line only; prints the ratio line last")
 	fs.StringVar(&c.dsn, "dsn", pgenv.DefaultDSN, "PostgreSQL database in which every run creates (and drops) its own schema")
 	fs.IntVar(&c.reps, "reps", 3, "repetitions of every run, interleaved across systems")
 	fs.IntVar(&c.messages, "messages", 0, "drain backlog (default 20000, quick 5000)")
@@ -44,8 +52,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.results, "results", "", `directory for the JSON lines (default "results", or none with -quick); "none" writes none`)
 	fs.StringVar(&c.profileDir, "cpuprofile", "", "directory for a CPU profile of every Reliar drain run")
 	fs.StringVar(&only, "only", "", "comma-separated system names to run (default: all of the mode; the store option variants \"reliar async-commit\", \"reliar delete-on-complete\" and \"reliar async+delete\" run only when named)")
-	fs.StringVar(&scenarios, "scenarios", "drain,latency,jetstream", "comma-separated scenarios: drain (with enqueue), latency, jetstream")
+	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "comma-separated scenarios: drain (with enqueue), enqueue-tx, latency, jetstream, burst")
 	fs.StringVar(&c.natsURL, "nats", "nats://127.0.0.1:4222", "NATS server of the jetstream scenario")
+	fs.IntVar(&c.enqueueTx, "enqueue-tx", 0, "single-message transactions per enqueue-tx run (default 1000, quick 200)")
+	fs.IntVar(&c.burstMessages, "burst-messages", 0, "single-message transactions per burst run (default 5000, quick 1000)")
+	fs.IntVar(&c.producers, "producers", 8, "concurrent producers of the burst scenario (reliar demo's default)")
+	fs.StringVar(&c.fileDir, "sqlite-dir", "", "where the SQLite runs create their database files (default: the system's temporary directory; put it on the disk you care about)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return c, err
@@ -64,6 +76,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.latencyMessages == 0 {
 		c.latencyMessages = pick(c.quick, 200, 1000)
 	}
+	if c.enqueueTx == 0 {
+		c.enqueueTx = pick(c.quick, 200, 1000)
+	}
+	if c.burstMessages == 0 {
+		c.burstMessages = pick(c.quick, 1000, 5000)
+	}
 	switch {
 	case c.results == "none":
 		c.results = ""
@@ -71,18 +89,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		c.results = "results"
 	}
 	switch {
-	case c.reps <= 0, c.messages <= 0, c.perTx <= 0, c.latencyMessages <= 0, c.rate <= 0, c.runTimeout <= 0:
-		return c, fmt.Errorf("%w: -reps, -messages, -per-tx, -latency-messages, -rate and -run-timeout must be positive", errUsage)
+	case c.reps <= 0, c.messages <= 0, c.perTx <= 0, c.latencyMessages <= 0, c.rate <= 0, c.runTimeout <= 0,
+		c.enqueueTx <= 0, c.burstMessages <= 0, c.producers <= 0:
+		return c, fmt.Errorf("%w: -reps, -messages, -per-tx, -latency-messages, -rate, -run-timeout, -enqueue-tx, -burst-messages and -producers must be positive", errUsage)
 	}
 	c.only = splitList(only)
 	c.scenarios = map[string]bool{}
 	for _, s := range splitList(scenarios) {
-		switch s {
-		case "drain", "latency", "jetstream":
-			c.scenarios[s] = true
-		default:
+		if !slices.Contains(scenarioNames, s) {
 			return c, fmt.Errorf("%w: unknown scenario %q", errUsage, s)
 		}
+		c.scenarios[s] = true
 	}
 	return c, nil
 }

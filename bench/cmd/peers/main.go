@@ -1,9 +1,11 @@
-// Command peers runs Reliar against River, watermill's forwarder and a raw
-// SQL loop on the local PostgreSQL, interleaved, each run on a fresh
-// schema, and prints a table of medians. With -quick it runs a reduced
-// comparison in under a minute whose last line is
+// Command peers runs Reliar against River, watermill's forwarder and raw
+// SQL loops on the local PostgreSQL, Reliar's SQLite store against River's
+// SQLite driver, and both Reliar and a hand-written pipeline through NATS
+// JetStream: interleaved, each run on a fresh schema or file, and prints
+// tables of medians. With -quick it runs a reduced comparison in under
+// 150 s whose last line is the ratio line of report.QuickKeys, starting
 //
-//	ratio_vs_raw=R ratio_vs_watermill_tuned=W ratio_vs_river_tuned=V latency_p50_ms=L latency_p99_ms=M
+//	ratio_vs_raw=R ratio_vs_watermill_tuned=W ratio_vs_river_tuned=V latency_p50_ms=L latency_p99_ms=M …
 //
 // Progress goes to stderr, the report to stdout, and every run's raw
 // result, as a JSON line, to results/<date>-<scenario>.jsonl.

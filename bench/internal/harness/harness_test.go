@@ -213,7 +213,12 @@ func TestRunInterleaves(t *testing.T) {
 		LatencySystems:   []System{memSystem("c", newMemTarget(), &opened, &mu)},
 		JetStream:        DrainConfig{Messages: 5, PerTx: 5, Timeout: 30 * time.Second, Scenario: report.JetStream},
 		JetStreamSystems: []System{memSystem("d", newMemTarget(), &opened, &mu)},
+		EnqueueTx:        EnqueueTxConfig{Transactions: 3, Timeout: 30 * time.Second},
+		EnqueueTxSystems: []System{memSystem("e", newMemTarget(), &opened, &mu)},
+		Burst:            BurstConfig{Messages: 4, Producers: 2, Timeout: 30 * time.Second},
 	}
+	burst, _ := freshSystem("f", false, nil)
+	plan.BurstSystems = []System{burst}
 	h := &Harness{DSN: pgenv.DefaultDSN}
 	var got []string
 	err := h.Run(t.Context(), plan, func(r report.Result) {
@@ -225,14 +230,16 @@ func TestRunInterleaves(t *testing.T) {
 	if !errors.Is(err, bad.startErr) {
 		t.Fatalf("Run error = %v, want the failed runs' errors", err)
 	}
-	if want := []string{"a", "b", "a", "b", "c", "c", "d", "d"}; !slices.Equal(opened, want) {
+	if want := []string{"a", "b", "a", "b", "e", "e", "c", "c", "d", "d"}; !slices.Equal(opened, want) {
 		t.Errorf("opened %v, want %v", opened, want)
 	}
 	want := []string{
 		"enqueue a 1 true", "drain a 1 true", "enqueue b 1 true", "drain b 1 false",
 		"enqueue a 2 true", "drain a 2 true", "enqueue b 2 true", "drain b 2 false",
+		"enqueue_tx e 1 true", "enqueue_tx e 2 true",
 		"latency c 1 true", "latency c 2 true",
 		"jetstream d 1 true", "jetstream d 2 true",
+		"burst_alone f 1 true", "burst f 1 true", "burst_alone f 2 true", "burst f 2 true",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("results\n%v\nwant\n%v", got, want)

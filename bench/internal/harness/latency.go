@@ -57,20 +57,34 @@ func (h *Harness) Latency(ctx context.Context, sys System, rep int, cfg LatencyC
 		res.Error = err.Error()
 		return res, err
 	}
-	var fromCommit, fromSend []time.Duration
-	for seq := 1; seq <= cfg.Messages; seq++ {
+	setLatencies(&res, s, committed)
+	return res, nil
+}
+
+// setLatencies fills res's percentiles from messages 1 to len(committed)-1
+// of s (message 0 is the warm-up): commit → arrival, send → arrival, and the
+// producer transactions themselves (send → commit).
+func setLatencies(res *report.Result, s *sink.Sink, committed []int64) {
+	var fromCommit, fromSend, tx []time.Duration
+	for seq := 1; seq < len(committed); seq++ {
 		arrived, sent, _ := s.Arrival(seq)
 		fromCommit = append(fromCommit, time.Duration(max(0, arrived-committed[seq])))
 		fromSend = append(fromSend, time.Duration(max(0, arrived-sent)))
+		tx = append(tx, time.Duration(max(0, committed[seq]-sent)))
+	}
+	if len(fromCommit) == 0 {
+		return
 	}
 	slices.Sort(fromCommit)
 	slices.Sort(fromSend)
+	slices.Sort(tx)
 	res.P50Ms = ms(Percentile(fromCommit, 50))
 	res.P99Ms = ms(Percentile(fromCommit, 99))
 	res.MaxMs = ms(fromCommit[len(fromCommit)-1])
 	res.TxP50Ms = ms(Percentile(fromSend, 50))
 	res.TxP99Ms = ms(Percentile(fromSend, 99))
-	return res, nil
+	res.EnqueueTxP50Ms = ms(Percentile(tx, 50))
+	res.EnqueueTxP99Ms = ms(Percentile(tx, 99))
 }
 
 // pace sends the warm-up message, waits for it, then commits the measured
@@ -87,17 +101,8 @@ func pace(ctx context.Context, t Target, s *sink.Sink, committed []int64, cfg La
 	if err := send(0); err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(ctx, warmupTimeout)
-	defer cancel()
-	for !s.Has(0) {
-		select {
-		case <-wctx.Done():
-			if ctx.Err() != nil {
-				return fmt.Errorf("%w (waiting for the warm-up message)", context.Cause(ctx))
-			}
-			return fmt.Errorf("%w: the warm-up message did not arrive within %s", ErrTimeout, warmupTimeout)
-		case <-time.After(time.Millisecond):
-		}
+	if err := awaitWarmup(ctx, s); err != nil {
+		return err
 	}
 	interval := time.Second / time.Duration(cfg.Rate)
 	start := time.Now()
@@ -111,6 +116,24 @@ func pace(ctx context.Context, t Target, s *sink.Sink, committed []int64, cfg La
 		}
 		if err := send(seq); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// awaitWarmup waits for message 0, the unmeasured first one, which proves
+// that the system is dispatching.
+func awaitWarmup(ctx context.Context, s *sink.Sink) error {
+	wctx, cancel := context.WithTimeout(ctx, warmupTimeout)
+	defer cancel()
+	for !s.Has(0) {
+		select {
+		case <-wctx.Done():
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w (waiting for the warm-up message)", context.Cause(ctx))
+			}
+			return fmt.Errorf("%w: the warm-up message did not arrive within %s", ErrTimeout, warmupTimeout)
+		case <-time.After(time.Millisecond):
 		}
 	}
 	return nil

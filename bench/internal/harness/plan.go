@@ -10,7 +10,9 @@ import (
 )
 
 // Plan is a whole comparison: the systems of each scenario, run
-// interleaved (A B C D, A B C D, …) for Reps repetitions.
+// interleaved (A B C D, A B C D, …) for Reps repetitions, one scenario
+// after the other: drain (with enqueue), enqueue-tx, latency, jetstream,
+// burst.
 type Plan struct {
 	// Reps is the number of repetitions of every run.
 	Reps int
@@ -27,6 +29,14 @@ type Plan struct {
 	// are not reported); no systems skips them.
 	JetStream        DrainConfig
 	JetStreamSystems []System
+	// EnqueueTx and EnqueueTxSystems configure the single-message
+	// transaction runs; no systems skips them.
+	EnqueueTx        EnqueueTxConfig
+	EnqueueTxSystems []System
+	// Burst and BurstSystems configure the burst runs (each a BurstAlone
+	// and a Burst result); no systems skips them.
+	Burst        BurstConfig
+	BurstSystems []System
 }
 
 // Run executes p, handing every result to emit as soon as it is known, and
@@ -52,6 +62,18 @@ func (h *Harness) Run(ctx context.Context, p Plan, emit func(report.Result)) err
 		}
 	}
 	for rep := 1; rep <= p.Reps; rep++ {
+		for _, sys := range p.EnqueueTxSystems {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+			res, err := h.EnqueueTx(ctx, sys, rep, p.EnqueueTx)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("enqueue-tx %s rep %d: %w", sys.Name, rep, err))
+			}
+			stamp(res)
+		}
+	}
+	for rep := 1; rep <= p.Reps; rep++ {
 		for _, sys := range p.LatencySystems {
 			if err := ctx.Err(); err != nil {
 				return errors.Join(append(errs, err)...)
@@ -73,6 +95,19 @@ func (h *Harness) Run(ctx context.Context, p Plan, emit func(report.Result)) err
 				errs = append(errs, fmt.Errorf("%s %s rep %d: %w", res.Scenario, sys.Name, rep, err))
 			}
 			stamp(res)
+		}
+	}
+	for rep := 1; rep <= p.Reps; rep++ {
+		for _, sys := range p.BurstSystems {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+			alone, burst, err := h.Burst(ctx, sys, rep, p.Burst)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("burst %s rep %d: %w", sys.Name, rep, err))
+			}
+			stamp(alone)
+			stamp(burst)
 		}
 	}
 	return errors.Join(errs...)

@@ -33,6 +33,10 @@ type System struct {
 	// Name identifies the system and its settings in results ("river
 	// tuned").
 	Name string
-	// Open sets the system up in env's schema (migrations included).
+	// Open sets the system up in env's schema (migrations included), or
+	// in env's directory when OnFile is set.
 	Open func(ctx context.Context, env pgenv.Env) (Target, error)
+	// OnFile marks a system on a database file (SQLite): every run gets a
+	// fresh directory (Env.Dir) instead of a PostgreSQL schema.
+	OnFile bool
 }

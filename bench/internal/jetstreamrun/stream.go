@@ -25,8 +25,35 @@ const DefaultURL = "nats://127.0.0.1:4222"
 // dispatched.
 var ErrIncomplete = errors.New("jetstreamrun: stream is missing messages")
 
-// stream is one run's JetStream stream and the connections that use it.
+// Storage is where a run's messages go on the server.
+type Storage int
+
+const (
+	// File is a JetStream stream on disk, the server's default.
+	File Storage = iota
+	// Memory is a JetStream stream in memory: the same JetStream work
+	// without the writes to disk.
+	Memory
+	// Core is no stream at all: core NATS publishes, which the server only
+	// routes to the subscriber. Only the hand-written pipeline can use it
+	// (Reliar's NATS publisher publishes to JetStream).
+	Core
+)
+
+// suffix is what the storage adds to a system's name.
+func (s Storage) suffix() string {
+	switch s {
+	case Memory:
+		return " memory"
+	default:
+		return ""
+	}
+}
+
+// stream is one run's JetStream stream (none for Core) and the connections
+// that use it.
 type stream struct {
+	storage  Storage
 	pub, sub *nats.Conn
 	js       jetstream.JetStream
 	name     string
@@ -35,15 +62,15 @@ type stream struct {
 	s      *nats.Subscription
 }
 
-// newStream connects twice (publisher and subscriber) and creates a stream
-// of unique name and subjects.
-func newStream(ctx context.Context, url string) (*stream, error) {
+// newStream connects twice (publisher and subscriber) and, unless storage
+// is Core, creates a stream of unique name and subjects.
+func newStream(ctx context.Context, url string, storage Storage) (*stream, error) {
 	var rnd [6]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return nil, fmt.Errorf("jetstreamrun: random stream name: %w", err)
 	}
 	suffix := hex.EncodeToString(rnd[:])
-	st := &stream{name: "BENCH_" + strings.ToUpper(suffix), prefix: "bench." + suffix}
+	st := &stream{storage: storage, name: "BENCH_" + strings.ToUpper(suffix), prefix: "bench." + suffix}
 	var err error
 	if st.pub, err = nats.Connect(url, nats.Name("reliar-bench-publisher")); err != nil {
 		return nil, fmt.Errorf("jetstreamrun: connect: %w", err)
@@ -52,11 +79,15 @@ func newStream(ctx context.Context, url string) (*stream, error) {
 		st.pub.Close()
 		return nil, fmt.Errorf("jetstreamrun: connect: %w", err)
 	}
-	if st.js, err = jetstream.New(st.pub); err == nil {
+	if st.js, err = jetstream.New(st.pub); err == nil && storage != Core {
+		kind := jetstream.FileStorage
+		if storage == Memory {
+			kind = jetstream.MemoryStorage
+		}
 		_, err = st.js.CreateStream(ctx, jetstream.StreamConfig{
 			Name:     st.name,
 			Subjects: []string{st.prefix + ".>"},
-			Storage:  jetstream.FileStorage,
+			Storage:  kind,
 		})
 	}
 	if err != nil {
@@ -96,8 +127,12 @@ func (st *stream) unsubscribe() error {
 	return nil
 }
 
-// check fails unless the stream stores at least want messages.
+// check fails unless the stream stores at least want messages; without a
+// stream there is nothing to check.
 func (st *stream) check(ctx context.Context, want int) error {
+	if st.storage == Core {
+		return nil
+	}
 	s, err := st.js.Stream(ctx, st.name)
 	if err != nil {
 		return fmt.Errorf("jetstreamrun: stream %s: %w", st.name, err)
@@ -114,7 +149,10 @@ func (st *stream) check(ctx context.Context, want int) error {
 
 // close deletes the stream and closes both connections.
 func (st *stream) close(ctx context.Context) error {
-	err := st.js.DeleteStream(ctx, st.name)
+	var err error
+	if st.storage != Core {
+		err = st.js.DeleteStream(ctx, st.name)
+	}
 	st.pub.Close()
 	st.sub.Close()
 	if err != nil {

@@ -17,12 +17,16 @@ import (
 // DefaultDSN is the local PostgreSQL the benchmarks run against.
 const DefaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
-// Env is one run's fresh schema.
+// Env is one run's fresh place: a PostgreSQL schema, or, for a system
+// that runs on a database file (SQLite), a directory.
 type Env struct {
 	// DSN is the connection string of the database.
 	DSN string
 	// Schema is the run's own schema; it is dropped when the run ends.
 	Schema string
+	// Dir is, for a system on a database file, the run's own empty
+	// directory; it is removed when the run ends. Empty otherwise.
+	Dir string
 }
 
 // Fresh creates a schema with a unique name made from prefix and returns it

@@ -42,6 +42,9 @@ type Variant struct {
 	StoreOptions []pgstore.Option
 	// Dispatchers is the number of dispatchers sharing the store; 0 means 1.
 	Dispatchers int
+	// AfterMigrate, when set, is SQL run on the run's schema after
+	// pgstore.Migrate: a change of the table's storage to measure.
+	AfterMigrate string
 }
 
 // Defaults is Reliar with outbox.DefaultSettings and a plain Publisher.
@@ -91,10 +94,29 @@ func InFlight(n int) Variant {
 // most one claim in flight.
 func TwoDispatchers() Variant { return Variant{Name: "reliar 2 dispatchers", Dispatchers: 2} }
 
+// WithoutNotify is Reliar at default settings with pgstore.WithoutNotify:
+// Enqueue sends no notification, so commits do not queue for the
+// notification lock (an idle dispatcher then polls).
+func WithoutNotify() Variant {
+	return Variant{Name: "reliar without notify", StoreOptions: []pgstore.Option{pgstore.WithoutNotify()}}
+}
+
+// Fillfactor is Reliar at default settings on a table whose pages are
+// filled to percent at insert (schema v3 fills them to half): what the
+// half-filled pages cost the enqueue and give the dispatch.
+func Fillfactor(percent int) Variant {
+	return Variant{
+		Name:         fmt.Sprintf("reliar fillfactor %d", percent),
+		AfterMigrate: fmt.Sprintf("ALTER TABLE outbox SET (fillfactor = %d)", percent),
+	}
+}
+
 // Options returns the variants that run only when named with -only: the
-// store options, the MaxInFlight experiments and two dispatchers.
+// store options, the table's fill factor, the MaxInFlight experiments and
+// two dispatchers.
 func Options() []Variant {
-	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), InFlight(1024), InFlight(1536), InFlight(2048), TwoDispatchers()}
+	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100),
+		InFlight(1024), InFlight(1536), InFlight(2048), TwoDispatchers()}
 }
 
 // System returns the harness system of v.
@@ -110,6 +132,12 @@ func (v Variant) open(ctx context.Context, env pgenv.Env) (harness.Target, error
 	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(env.Schema)); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("reliarrun: migrate: %w", err)
+	}
+	if v.AfterMigrate != "" {
+		if _, err := pool.Exec(ctx, v.AfterMigrate); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("reliarrun: after migrate: %w", err)
+		}
 	}
 	// Errors only: the store warns that other schemas of this shared
 	// database hold outbox tables, which is how the benchmark works.
@@ -159,9 +187,15 @@ func (t *target) Start(ctx context.Context, s *sink.Sink) (func(context.Context)
 	case t.v.Batch:
 		pub = BatchPublisher{Publisher{Sink: s}}
 	}
-	ds := make([]*outbox.Dispatcher, max(t.v.Dispatchers, 1))
+	return startDispatchers(ctx, t.store, pub, settings, max(t.v.Dispatchers, 1))
+}
+
+// startDispatchers runs n dispatchers on store until the returned stop is
+// called; stop waits for every Run to return.
+func startDispatchers(ctx context.Context, store outbox.Store, pub reliar.Publisher, settings outbox.Settings, n int) (func(context.Context) error, error) {
+	ds := make([]*outbox.Dispatcher, n)
 	for i := range ds {
-		d, err := outbox.New(t.store, pub, settings, outbox.WithLogger(quietlog.New()))
+		d, err := outbox.New(store, pub, settings, outbox.WithLogger(quietlog.New()))
 		if err != nil {
 			return nil, fmt.Errorf("reliarrun: new dispatcher: %w", err)
 		}

@@ -16,6 +16,9 @@ type Summary struct {
 	PerSecond, Low, High float64
 	// P50Ms and P99Ms are the medians of the runs' latency percentiles.
 	P50Ms, P99Ms float64
+	// EnqueueTxP50Ms and EnqueueTxP99Ms are the medians of the runs'
+	// producer transaction percentiles taken while dispatching.
+	EnqueueTxP50Ms, EnqueueTxP99Ms float64
 	// CPUNsPerMsg is the median CPU time per message of this process.
 	CPUNsPerMsg float64
 	// Duplicates is the sum over the runs.
@@ -38,7 +41,7 @@ func Summarize(results []Result) []Summary {
 	}
 	for k, rs := range groups {
 		s := &out[index[k]]
-		var rates, p50, p99, cpu []float64
+		var rates, p50, p99, cpu, txP50, txP99 []float64
 		for _, r := range rs {
 			if !r.OK() {
 				s.Failed++
@@ -50,11 +53,14 @@ func Summarize(results []Result) []Summary {
 			p50 = append(p50, r.P50Ms)
 			p99 = append(p99, r.P99Ms)
 			cpu = append(cpu, r.CPUNsPerMsg)
+			txP50 = append(txP50, r.EnqueueTxP50Ms)
+			txP99 = append(txP99, r.EnqueueTxP99Ms)
 		}
 		if s.Runs == 0 {
 			continue
 		}
 		s.PerSecond, s.P50Ms, s.P99Ms, s.CPUNsPerMsg = Median(rates), Median(p50), Median(p99), Median(cpu)
+		s.EnqueueTxP50Ms, s.EnqueueTxP99Ms = Median(txP50), Median(txP99)
 		s.Low, s.High = slices.Min(rates), slices.Max(rates)
 	}
 	return out

@@ -110,15 +110,22 @@ type target struct {
 }
 
 func (t *target) Enqueue(ctx context.Context, docs []payload.Doc) error {
-	params := make([]river.InsertManyParams, len(docs))
-	for i, d := range docs {
-		params[i] = river.InsertManyParams{Args: Args(d)}
-	}
 	tx, err := t.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("riverrun: begin: %w", err)
 	}
-	if _, err := t.producer.InsertManyTx(ctx, tx, params); err != nil {
+	// One job goes in with InsertTx, as a user inserts one; a batch with
+	// InsertManyTx.
+	if len(docs) == 1 {
+		_, err = t.producer.InsertTx(ctx, tx, Args(docs[0]), nil)
+	} else {
+		params := make([]river.InsertManyParams, len(docs))
+		for i, d := range docs {
+			params[i] = river.InsertManyParams{Args: Args(d)}
+		}
+		_, err = t.producer.InsertManyTx(ctx, tx, params)
+	}
+	if err != nil {
 		return errors.Join(fmt.Errorf("riverrun: insert: %w", err), tx.Rollback(ctx))
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -3,14 +3,15 @@ package riverrun
 import (
 	"testing"
 
+	"github.com/reliar/reliar/bench/internal/harness"
 	"github.com/reliar/reliar/bench/internal/harness/harnesstest"
 )
 
 func TestVariants(t *testing.T) {
-	for _, v := range []Variant{Defaults(), Tuned()} {
-		t.Run(v.Name, func(t *testing.T) {
+	for _, sys := range []harness.System{Defaults().System(), Tuned().System(), SQLiteTuned().System()} {
+		t.Run(sys.Name, func(t *testing.T) {
 			t.Parallel()
-			harnesstest.Check(t, v.System(), false)
+			harnesstest.Check(t, sys, false)
 		})
 	}
 }
