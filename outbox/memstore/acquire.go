@@ -25,6 +25,7 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 	defer s.mu.Unlock()
 	now := s.now()
 	s.lapse(now)
+	s.parkExpired(now)
 	candidates := s.ready
 	if req.Ordering == outboxdriver.PerKey {
 		candidates = s.heads
@@ -49,6 +50,18 @@ func (s *Store) lapse(now time.Time) {
 			return
 		}
 		s.move(r, ready)
+	}
+}
+
+// parkExpired parks the ready rows past their expires_at, so that none of
+// them, scheduled for later or not, holds its key back.
+func (s *Store) parkExpired(now time.Time) {
+	for {
+		r := s.expiring.peek()
+		if r == nil || r.expiresAt.After(now) {
+			return
+		}
+		s.move(r, parked)
 	}
 }
 

@@ -11,6 +11,7 @@ const (
 	idxKey              // the pending rows of one ordering key, by sequence
 	idxPublished        // published rows, by published_at
 	idxDead             // dead rows, by dead_at
+	idxExpiring         // ready rows with an expires_at, by expires_at
 	numIndexes
 )
 
@@ -104,3 +105,4 @@ func byLockedUntil(r *row) (int64, int64) { return r.lockedUntil.UnixNano(), r.s
 func bySequence(r *row) (int64, int64)    { return r.seq, 0 }
 func byPublishedAt(r *row) (int64, int64) { return r.publishedAt.UnixNano(), r.seq }
 func byDeadAt(r *row) (int64, int64)      { return r.deadAt.UnixNano(), r.seq }
+func byExpiresAt(r *row) (int64, int64)   { return r.expiresAt.UnixNano(), r.seq }

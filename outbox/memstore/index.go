@@ -10,7 +10,6 @@ func (s *Store) insert(r *row) {
 	s.rows[r.enc.ID] = r
 	r.state = parked // not in any index yet; move files it
 	s.pending[r.enc.ID] = r
-	s.joinKey(r)
 	s.move(r, ready)
 }
 
@@ -22,7 +21,7 @@ func (s *Store) delete(r *row) {
 
 // move files r under state to.
 func (s *Store) move(r *row, to state) {
-	wasPending := r.pending()
+	wasPending, wasKeyed := r.pending(), r.blocksKey()
 	s.leave(r)
 	r.state = to
 	switch to {
@@ -30,6 +29,9 @@ func (s *Store) move(r *row, to state) {
 		s.ready.add(r)
 		if r.key == "" {
 			s.heads.add(r)
+		}
+		if r.expiresAt != nil {
+			s.expiring.add(r)
 		}
 	case leased:
 		s.leased.add(r)
@@ -41,9 +43,13 @@ func (s *Store) move(r *row, to state) {
 	switch {
 	case wasPending && !r.pending():
 		delete(s.pending, r.enc.ID)
-		s.leaveKey(r)
 	case !wasPending && r.pending():
 		s.pending[r.enc.ID] = r
+	}
+	switch {
+	case wasKeyed && !r.blocksKey():
+		s.leaveKey(r)
+	case !wasKeyed && r.blocksKey():
 		s.joinKey(r)
 	}
 	s.refreshHead(r.key)
@@ -54,6 +60,7 @@ func (s *Store) leave(r *row) {
 	switch r.state {
 	case ready:
 		s.ready.remove(r)
+		s.expiring.remove(r)
 		if r.idx[idxHeads] >= 0 {
 			s.heads.remove(r)
 			if r.key != "" {
@@ -93,9 +100,11 @@ func (s *Store) leaveKey(r *row) {
 	}
 }
 
-// refreshHead makes the heads index hold the head of key (its pending row
-// with the smallest sequence) exactly when that row is ready: a head that is
-// leased, scheduled for a retry or parked blocks the rest of its key.
+// refreshHead makes the heads index hold the head of key (its row of
+// smallest sequence among those that block the key) exactly when that row is
+// ready: a head that is leased or scheduled for a retry blocks the rest of
+// its key. A parked row (expired, no live lease) can never be published and
+// blocks nothing, as on PostgreSQL.
 func (s *Store) refreshHead(key string) {
 	if key == "" {
 		return

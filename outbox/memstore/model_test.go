@@ -126,6 +126,9 @@ func (m *model) expectedClaim(req outboxdriver.AcquireRequest) []reliar.MessageI
 	now := s.now()
 	heads := map[string]*row{}
 	for _, r := range s.pending {
+		if r.expired(now) && !r.liveLease(now) {
+			continue // never published, so it blocks nothing
+		}
 		if h := heads[r.key]; r.key != "" && (h == nil || r.seq < h.seq) {
 			heads[r.key] = r
 		}
@@ -202,14 +205,17 @@ func (m *model) checkIndexes() {
 		in := func(slot int) bool { return r.idx[slot] >= 0 }
 		_, isPending := s.pending[id]
 		isHead := r.state == ready && (r.key == "" || s.keys[r.key].peek() == r)
+		blocks := r.state == ready || r.state == leased
 		switch {
 		case isPending != r.pending():
 			t.Errorf("row %d: in pending map %v, state %d", r.seq, isPending, r.state)
 		case in(idxReady) != (r.state == ready), in(idxLeased) != (r.state == leased),
 			in(idxPublished) != (r.state == published), in(idxDead) != (r.state == dead):
 			t.Errorf("row %d: state %d but index slots %v", r.seq, r.state, r.idx)
-		case in(idxKey) != (r.pending() && r.key != ""):
-			t.Errorf("row %d: key index membership %v, pending %v key %q", r.seq, in(idxKey), r.pending(), r.key)
+		case in(idxKey) != (blocks && r.key != ""):
+			t.Errorf("row %d: key index membership %v, state %d key %q", r.seq, in(idxKey), r.state, r.key)
+		case in(idxExpiring) != (r.state == ready && r.expiresAt != nil):
+			t.Errorf("row %d: expiring index membership %v, state %d expires %v", r.seq, in(idxExpiring), r.state, r.expiresAt)
 		case in(idxHeads) != isHead:
 			t.Errorf("row %d: heads membership %v, want %v", r.seq, in(idxHeads), isHead)
 		case r.state == leased && !r.hasLease, r.state == parked && r.liveLease(now):
@@ -223,7 +229,7 @@ func (m *model) checkIndexes() {
 			t.Errorf("headOf[%q] is row %d (key %q) outside the heads index", key, h.seq, h.key)
 		}
 	}
-	heaps := []*rowHeap{s.ready, s.heads, s.leased, s.published, s.dead}
+	heaps := []*rowHeap{s.ready, s.heads, s.leased, s.published, s.dead, s.expiring}
 	for _, h := range s.keys {
 		heaps = append(heaps, h)
 	}

@@ -98,6 +98,11 @@ func (r *row) place(seq int64, now time.Time) {
 
 func (r *row) pending() bool { return r.state == ready || r.state == leased || r.state == parked }
 
+// blocksKey reports whether the row holds back the later rows of its key: it
+// is pending and not parked (an expired row without a live lease is never
+// published, so it blocks nothing).
+func (r *row) blocksKey() bool { return r.state == ready || r.state == leased }
+
 // expired reports whether the row is past its expires_at.
 func (r *row) expired(now time.Time) bool {
 	return r.expiresAt != nil && !r.expiresAt.After(now)

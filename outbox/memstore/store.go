@@ -39,6 +39,7 @@ type Store struct {
 	leased    *rowHeap
 	published *rowHeap
 	dead      *rowHeap
+	expiring  *rowHeap            // ready rows that have an expires_at
 	keys      map[string]*rowHeap // pending rows per ordering key, by sequence
 	headOf    map[string]*row     // the row of each key in the heads index
 
@@ -122,6 +123,7 @@ func New(opts ...Option) (*Store, error) {
 		leased:      newRowHeap(idxLeased, byLockedUntil),
 		published:   newRowHeap(idxPublished, byPublishedAt),
 		dead:        newRowHeap(idxDead, byDeadAt),
+		expiring:    newRowHeap(idxExpiring, byExpiresAt),
 		keys:        make(map[string]*rowHeap),
 		headOf:      make(map[string]*row),
 		subscribers: make(map[chan struct{}]struct{}),

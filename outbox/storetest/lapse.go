@@ -12,6 +12,7 @@ func lapseCases() []testCase {
 		{name: "released and retried rows are not lapses", run: lapseNotOnRelease},
 		{name: "MaxClaims moves a row that keeps lapsing to dead", run: lapseMaxClaims},
 		{name: "MaxClaims zero disables the check", run: lapseMaxClaimsZero},
+		{name: "MaxClaims counts only reclaims of a lapsed lease", run: lapseMaxClaimsOnlyOnReclaim},
 	}
 }
 
@@ -107,5 +108,43 @@ func lapseMaxClaimsZero(f *fixture) {
 			f.t.Fatalf("claim %d: records %d dead %v; want the row with %d lapsed claims", claim+1, len(b.Records), b.DeadMaxClaims, claim)
 		}
 		f.advance(lease + time.Minute)
+	}
+}
+
+// lapseMaxClaimsOnlyOnReclaim: a row that lapsed MaxClaims times and was then
+// handed back without an outcome (a transient failure, a release by the
+// circuit breaker) is claimed again as usual: MaxClaims bounds reclaims of a
+// lapsed lease, never an ordinary claim, so a broker outage dead-letters
+// nothing.
+func lapseMaxClaimsOnlyOnReclaim(f *fixture) {
+	const maxClaims = 2
+	id := f.enqueueN(1)[0]
+	req := outboxdriver.AcquireRequest{Worker: workerA, BatchSize: 10, MaxClaims: maxClaims}
+	var rec outboxdriver.Record
+	for claim := 0; claim <= maxClaims; claim++ {
+		b := f.acquire(req)
+		if len(b.Records) != 1 || b.Records[0].LapsedClaims != claim {
+			f.t.Fatalf("claim %d: got %d records (dead %v), want the row with %d lapsed claims", claim+1, len(b.Records), b.DeadMaxClaims, claim)
+		}
+		rec = b.Records[0]
+		if claim < maxClaims {
+			f.advance(lease + time.Minute)
+		}
+	}
+	// The row has lapsed maxClaims times; its holder now fails it
+	// transiently, then the next holder releases it.
+	f.affected("Fail retry", f.fail(outboxdriver.FailedOutcome{Lease: rec.Lease(), Error: "broker down"}), 1)
+	for _, step := range []string{"after a transient failure", "after a release"} {
+		b := f.acquire(req)
+		if len(b.DeadMaxClaims) != 0 || len(b.Records) != 1 || b.Records[0].Envelope.ID != id {
+			f.t.Fatalf("claim %s: records %v dead %v; want the row claimed, not dead", step, recordIDs(b.Records), b.DeadMaxClaims)
+		}
+		if r := b.Records[0]; r.Reclaimed || r.LapsedClaims != maxClaims {
+			f.t.Errorf("claim %s: Reclaimed %v LapsedClaims %d; want false %d", step, r.Reclaimed, r.LapsedClaims, maxClaims)
+		}
+		f.affected("Release", f.release(b.Records[0].Lease()), 1)
+	}
+	if st := f.inspect(id); st.DeadAt != nil || st.LapsedClaims != maxClaims {
+		f.t.Errorf("dead_at %v lapsed_claims %d; want pending with %d lapsed claims", deref(st.DeadAt), st.LapsedClaims, maxClaims)
 	}
 }

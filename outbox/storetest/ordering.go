@@ -14,6 +14,7 @@ func orderingCases() []testCase {
 		{name: "a leased head blocks its key while others proceed", needs: perKey, run: perKeyLeasedHead},
 		{name: "a head waiting for a retry blocks its key", needs: perKey, run: perKeyRetryHead},
 		{name: "a dead head unblocks its key", needs: perKey, run: perKeyDeadHead},
+		{name: "an expired head without a live lease does not block its key", needs: perKey, run: perKeyExpiredHead},
 	}
 }
 
@@ -95,4 +96,28 @@ func perKeyDeadHead(f *fixture) {
 	rec := f.wantClaim("head", ids[0])[0]
 	f.affected("Fail dead", f.fail(outboxdriver.FailedOutcome{Lease: rec.Lease(), Error: "bad", DeadReason: outboxdriver.DeadPermanent}), 1)
 	f.wantClaim("the dead head no longer blocks", ids[1])
+}
+
+// perKeyExpiredHead: a head row past expires_at can never be published; until
+// the expiry sweep moves it to dead, it must not hold its key back, unless a
+// live lease still holds it (its holder may yet publish it).
+func perKeyExpiredHead(f *fixture) {
+	now := f.now()
+	head := expiring(now.Add(10 * time.Minute))
+	head.OrderingKey = "k1"
+	ids := f.enqueueEach(head, keyed("k1"), keyed("k1"))
+	recs := f.acquire(outboxdriver.AcquireRequest{BatchSize: 10, Ordering: outboxdriver.PerKey, Lease: time.Hour}).Records
+	if !sameIDs(recordIDs(recs), ids[:1]) {
+		f.t.Fatalf("per-key claim got %v, want the head %s", recordIDs(recs), ids[0])
+	}
+	rec := recs[0]
+	f.advance(11 * time.Minute)
+	f.wantClaim("the expired head is still leased")
+	f.affected("Release", f.release(rec.Lease()), 1)
+	next := f.wantClaim("the expired head no longer blocks", ids[1])[0]
+	f.affected("Complete", f.complete(next.Lease()), 1)
+	f.wantClaim("the next row of the key", ids[2])
+	if st := f.inspect(ids[0]); st.DeadAt != nil || st.PublishedAt != nil {
+		f.t.Errorf("the expired head: dead_at %v published_at %v; want it left to the expiry sweep", deref(st.DeadAt), deref(st.PublishedAt))
+	}
 }

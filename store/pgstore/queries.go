@@ -94,7 +94,9 @@ const enqueueSQL = `WITH ins AS (
 SELECT pg_notify(c.ch, '') FROM (VALUES ($1::text)) AS c(ch) WHERE c.ch <> ''`
 
 // The claim: a CTE that locks due rows with SKIP LOCKED feeding an UPDATE
-// that leases them (or, past MaxClaims, kills them) and returns them. The
+// that leases them (or, past MaxClaims, kills them) and returns them. Only a
+// lapsed reclaim (the row still carries a lease) counts against MaxClaims:
+// a row handed back by a release or a retry is claimed as usual. The
 // lock is released when the statement's implicit transaction commits, before
 // Acquire returns. $1 batch size, $2 worker, $3 lease in microseconds, $4
 // MaxClaims (0 disables). %PERKEY% is replaced by the per-key predicate or
@@ -102,7 +104,7 @@ SELECT pg_notify(c.ch, '') FROM (VALUES ($1::text)) AS c(ch) WHERE c.ch <> ''`
 const claimSQL = `WITH due AS MATERIALIZED (
     SELECT c.id, c.last_claimed_at AS prev_claimed_at,
         (c.locked_until IS NOT NULL) AS reclaimed,
-        ($4::int4 > 0 AND c.lapsed_claims >= $4::int4) AS exhausted
+        (c.locked_until IS NOT NULL AND $4::int4 > 0 AND c.lapsed_claims >= $4::int4) AS exhausted
     FROM {{table}} c
     WHERE c.published_at IS NULL AND c.dead_at IS NULL
       AND c.available_at <= now()

@@ -21,15 +21,17 @@ const dueRows = `SELECT ` + rowColumns + `, locked_by IS NOT NULL, lapsed_claims
 	  AND (expires_at IS NULL OR expires_at > ?1)`
 
 // headOfKey restricts dueRows to rows without an ordering key and to the
-// head of each key: its pending row with the smallest sequence. A head that
-// is leased, scheduled for a retry or expired is not due, so it blocks its
-// key. SQLite lets one writer commit at a time, so sequence order is commit
+// head of each key: its pending row with the smallest sequence, among those
+// that can still be published. A head that is leased or scheduled for a retry
+// is not due, so it blocks its key; a head past expires_at without a live
+// lease never will be published and blocks nothing (as on PostgreSQL). SQLite lets one writer commit at a time, so sequence order is commit
 // order and a late commit never overtakes an earlier one.
 const headOfKey = `
 	  AND (ordering_key IS NULL OR sequence = (
 	      SELECT min(h.sequence) FROM outbox AS h
 	      WHERE h.ordering_key = outbox.ordering_key
-	        AND h.published_at IS NULL AND h.dead_at IS NULL))`
+	        AND h.published_at IS NULL AND h.dead_at IS NULL
+	        AND (h.expires_at IS NULL OR h.expires_at > ?1 OR h.locked_until > ?1)))`
 
 const dueOrder = `
 	ORDER BY available_at, sequence
