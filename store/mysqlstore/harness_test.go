@@ -127,8 +127,9 @@ var target = outboxsqltest.Target[time.Time]{
 		}
 		return me.Op, true
 	},
-	Open:    func(ctx context.Context, db *sql.DB) (outboxsqltest.Store, error) { return mysqlstore.New(ctx, db) },
-	Migrate: func(ctx context.Context, db *sql.DB) error { return mysqlstore.Migrate(ctx, db) },
+	Open:          func(ctx context.Context, db *sql.DB) (outboxsqltest.Store, error) { return mysqlstore.New(ctx, db) },
+	Migrate:       func(ctx context.Context, db *sql.DB) error { return mysqlstore.Migrate(ctx, db) },
+	SchemaVersion: mysqlstore.SchemaVersion,
 	NotMigrated: func(err error) (int, int, bool) {
 		var nm *mysqlstore.NotMigratedError
 		if !errors.As(err, &nm) {

@@ -19,8 +19,9 @@ var migrationFiles embed.FS
 
 // SchemaVersion is the schema version this release needs: the number of its
 // latest migration (1 creates the outbox table, 2 the inbox's
-// processed_messages table). New refuses a database below it.
-const SchemaVersion = 2
+// processed_messages table, 3 stores the ids of rows inserted with plain SQL
+// in their canonical lower-case form). New refuses a database below it.
+const SchemaVersion = 3
 
 // versionTable records the applied migrations, one row per version.
 const versionTable = outboxsql.VersionTable

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,8 +101,12 @@ func TestMigrationsFS(t *testing.T) {
 		t.Fatalf("up %v down %v", ups, downs)
 	}
 	// The down migrations, latest first, undo the up ones, which then
-	// apply again as they are.
-	db, _ := newDB(t)
+	// apply again as they are, each file in one call as golang-migrate
+	// sends it (its MySQL driver needs multiStatements=true).
+	_, cfg := newDB(t)
+	cfg = cfg.Clone()
+	cfg.MultiStatements = true
+	db := openDB(t, cfg)
 	for i := len(downs) - 1; i >= 0; i-- {
 		body, err := fs.ReadFile(fsys, downs[i])
 		if err != nil {
@@ -262,3 +267,43 @@ func TestClaimDoesNotBlockInserts(t *testing.T) {
 
 // openHandle lets a table of cases name a possibly nil handle.
 type openHandle struct{ DB *sql.DB }
+
+// Ids that another program wrote in upper case (or without hyphens) are
+// stored so that outcome writes find them.
+func TestForeignIDs(t *testing.T) { target.ForeignIDs(t) }
+
+// A database at version 2 that already holds rows with upper-case ids is
+// brought to version 3 with those rows normalised, so that they are
+// published once and completed.
+func TestMigrateNormalisesStoredUpperCaseIDs(t *testing.T) {
+	ctx := t.Context()
+	db, _ := newDB(t)
+	down, err := fs.ReadFile(mysqlstore.Migrations(), "0003_outbox_canonical_ids.down.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{string(down), `DELETE FROM reliar_migrations WHERE version = 3`} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := reliar.NewMessageID()
+	if _, err := db.ExecContext(ctx, `INSERT INTO outbox (id, message_type, payload) VALUES (?, 'x', '{}')`,
+		strings.ToUpper(id.String())); err != nil {
+		t.Fatal(err)
+	}
+	if err := mysqlstore.Migrate(ctx, db); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	s, err := mysqlstore.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Acquire(ctx, acquireReq(10))
+	if err != nil || len(b.Records) != 1 || b.Records[0].Envelope.ID != id {
+		t.Fatalf("Acquire = %+v, %v; want the row", b, err)
+	}
+	if n, err := s.Complete(ctx, []outboxdriver.Lease{b.Records[0].Lease()}); err != nil || n != 1 {
+		t.Fatalf("Complete = %d, %v; want 1", n, err)
+	}
+}

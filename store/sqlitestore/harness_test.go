@@ -71,8 +71,9 @@ var target = outboxsqltest.Target[int64]{
 		}
 		return se.Op, true
 	},
-	Open:    func(ctx context.Context, db *sql.DB) (outboxsqltest.Store, error) { return sqlitestore.New(ctx, db) },
-	Migrate: func(ctx context.Context, db *sql.DB) error { return sqlitestore.Migrate(ctx, db) },
+	Open:          func(ctx context.Context, db *sql.DB) (outboxsqltest.Store, error) { return sqlitestore.New(ctx, db) },
+	Migrate:       func(ctx context.Context, db *sql.DB) error { return sqlitestore.Migrate(ctx, db) },
+	SchemaVersion: sqlitestore.SchemaVersion,
 	NotMigrated: func(err error) (int, int, bool) {
 		var nm *sqlitestore.NotMigratedError
 		if !errors.As(err, &nm) {

@@ -2,6 +2,7 @@ package outboxsql
 
 import (
 	"database/sql"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -89,12 +90,18 @@ func (r *Raw[T]) MessageID() reliar.MessageID {
 }
 
 // Decode turns the stored columns into an envelope, reading times with c.
-// Any failure, a column that is not a UUID included, is a
-// *outboxdriver.DecodeError: the row is poison.
+// Any failure, a column that is not a UUID or an id that is not in the
+// canonical lower-case form included, is a *outboxdriver.DecodeError: the
+// row is poison.
 func (r *Raw[T]) Decode(c TimeCodec[T]) (reliar.SerializedEnvelope, error) {
 	id, err := uuid.Parse(r.ID)
 	if err != nil {
 		return reliar.SerializedEnvelope{}, &outboxdriver.DecodeError{Reason: "id is not a UUID: " + err.Error()}
+	}
+	if id.String() != r.ID {
+		// Outcome writes name the row by its canonical id: a row stored in
+		// another form would be published again at every lease.
+		return reliar.SerializedEnvelope{}, &outboxdriver.DecodeError{ID: id, Reason: "id " + strconv.Quote(r.ID) + " is not a canonical lower-case UUID"}
 	}
 	at := c.Decode(r.AvailableAt)
 	row := outboxdriver.Row{

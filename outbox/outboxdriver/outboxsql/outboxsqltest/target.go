@@ -38,6 +38,8 @@ type Target[T any] struct {
 	ErrorOp func(err error) (op string, ok bool)
 	// Open is the store's New over an existing handle.
 	Open func(ctx context.Context, db *sql.DB) (Store, error)
+	// SchemaVersion is the store's SchemaVersion.
+	SchemaVersion int
 	// Migrate is the store's Migrate.
 	Migrate func(ctx context.Context, db *sql.DB) error
 	// NotMigrated returns Have and Want of the store's *NotMigratedError
