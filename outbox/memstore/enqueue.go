@@ -37,8 +37,13 @@ func (s *Store) Enqueue(ctx context.Context, msgs ...reliar.Outgoing) ([]reliar.
 // InsertRow stores a row as it is, bypassing encoding, so that tests can
 // plant rows that no Enqueue would write (bad metadata JSON, an unknown
 // metadata version, headers that are not a string map). The store assigns
-// the sequence; a nil AvailableAt means now and a zero CreatedAt means now.
+// the sequence; a nil AvailableAt means now, a zero CreatedAt means now and a
+// zero MessageVersion means 1, as the SQL stores' column defaults do for an
+// INSERT that leaves them out.
 func (s *Store) InsertRow(r outboxdriver.Row) error {
+	if r.MessageVersion == 0 {
+		r.MessageVersion = 1
+	}
 	return s.insertRows([]outboxdriver.Row{r})
 }
 

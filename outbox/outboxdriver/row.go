@@ -113,8 +113,8 @@ func NewRow(ctx context.Context, o reliar.Outgoing, ser reliar.Serializer, maxPa
 // expires_at even when the column is NULL: it drives expiry); NULL
 // metadata and headers decode as empty; a missing conversation id becomes the
 // message id. It fails, with a *DecodeError, on bad metadata JSON, an unknown
-// metadata version, or headers that are not a JSON object of strings: such a
-// row is poison.
+// metadata version, headers that are not a JSON object of strings, or a
+// message version outside 1-65535 (never rewritten): such a row is poison.
 func (r *Row) Envelope() (reliar.SerializedEnvelope, error) {
 	var m reliar.Metadata
 	if r.MetadataVersion != nil && *r.MetadataVersion != MetadataVersion {
@@ -157,8 +157,10 @@ func (r *Row) Envelope() (reliar.SerializedEnvelope, error) {
 		m.Delivery.ContentType = r.ContentType
 	}
 	version := r.MessageVersion
-	if version <= 0 || version > 65535 {
-		version = 1
+	if version < 1 || version > 65535 {
+		// Publishing it as another version would hand consumers a body they
+		// would decode with the wrong schema.
+		return reliar.SerializedEnvelope{}, &DecodeError{ID: r.ID, Reason: fmt.Sprintf("message_version %d is outside 1-65535", version)}
 	}
 	e := reliar.SerializedEnvelope{
 		ID:             r.ID,

@@ -51,6 +51,10 @@ func insertRawRow(ctx context.Context, tx pgx.Tx, s *Store, row outboxdriver.Row
 	if !row.CreatedAt.IsZero() {
 		createdAt = pgtype.Timestamptz{Time: row.CreatedAt, Valid: true}
 	}
+	version := int32(row.MessageVersion)
+	if version == 0 {
+		version = 1 // the column's default
+	}
 	var metaVersion pgtype.Int4
 	if row.MetadataVersion != nil {
 		metaVersion = pgtype.Int4{Int32: int32(*row.MetadataVersion), Valid: true}
@@ -61,7 +65,7 @@ func insertRawRow(ctx context.Context, tx pgx.Tx, s *Store, row outboxdriver.Row
     available_at, created_at, attempts)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, $15,
     coalesce($16, now()), coalesce($17, now()), $18)`),
-		pgtype.UUID{Bytes: row.ID, Valid: true}, row.MessageType, int32(row.MessageVersion),
+		pgtype.UUID{Bytes: row.ID, Valid: true}, row.MessageType, version,
 		text(row.CorrelationID), uuidArg(row.ConversationID), uuidArg(row.CausationID), uuidArg(row.RequestID),
 		nonEmptyOr(row.ContentType, "application/json"), nonNil(row.Payload),
 		text(row.TenantID), timestamptz(row.ExpiresAt), text(row.OrderingKey),

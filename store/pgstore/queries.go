@@ -67,6 +67,11 @@ type statements struct {
 // leaseCleared is the SET list that clears a lease.
 const leaseCleared = `locked_by = NULL, locked_until = NULL, lease_token = NULL`
 
+// The counters (attempts, claim_count, lapsed_claims) saturate at the top of
+// integer: a row a plain-SQL producer wrote with a counter there must not
+// make the claim or outcome write of its whole batch fail with an integer
+// overflow. least(x, 2147483646) + 1 never exceeds 2147483647.
+
 // pending is the predicate of a row neither published nor dead.
 const pending = `published_at IS NULL AND dead_at IS NULL`
 
@@ -118,8 +123,8 @@ UPDATE {{table}} o SET
     locked_by       = CASE WHEN due.exhausted THEN NULL ELSE $2::text END,
     locked_until    = CASE WHEN due.exhausted THEN NULL ELSE now() + $3::int8 * interval '1 microsecond' END,
     lease_token     = CASE WHEN due.exhausted THEN NULL ELSE gen_random_uuid() END,
-    claim_count     = o.claim_count + CASE WHEN due.exhausted THEN 0 ELSE 1 END,
-    lapsed_claims   = o.lapsed_claims + CASE WHEN due.reclaimed AND NOT due.exhausted THEN 1 ELSE 0 END,
+    claim_count     = least(o.claim_count, 2147483646) + CASE WHEN due.exhausted THEN 0 ELSE 1 END,
+    lapsed_claims   = least(o.lapsed_claims, 2147483646) + CASE WHEN due.reclaimed AND NOT due.exhausted THEN 1 ELSE 0 END,
     last_claimed_at = CASE WHEN due.exhausted THEN o.last_claimed_at ELSE now() END,
     dead_at         = CASE WHEN due.exhausted THEN now() END,
     dead_reason     = CASE WHEN due.exhausted THEN 'max_claims' END,
@@ -154,14 +159,14 @@ FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS u(id, token, err)
 WHERE o.id = u.id AND o.lease_token = u.token`
 
 const completeSQL = `UPDATE {{table}} o SET
-    published_at = now(), attempts = o.attempts + 1,
+    published_at = now(), attempts = least(o.attempts, 2147483646) + 1,
     ` + leaseCleared + `, updated_at = now()
 FROM unnest($1::uuid[], $2::uuid[]) AS u(id, token)
 WHERE o.id = u.id AND o.lease_token = u.token`
 
 // failSQL records retries (reason NULL) and deaths in one statement.
 const failSQL = `UPDATE {{table}} o SET
-    attempts     = o.attempts + 1,
+    attempts     = least(o.attempts, 2147483646) + 1,
     last_error   = u.err,
     available_at = CASE WHEN u.reason IS NULL
                    THEN now() + u.delay_us * interval '1 microsecond'
