@@ -36,7 +36,19 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 		if r == nil || r.availableAt.After(now) {
 			break
 		}
-		s.claimOne(r, req, now, &batch)
+		if s.claimOne(r, req, now, &batch) && req.Ordering == outboxdriver.PerKey && r.key != "" {
+			// The head went dead in this claim: like a database's single
+			// claim statement, which sees the key as it was when the claim
+			// began, the claim takes no other row of that key.
+			s.freezeKey(r.key)
+		}
+	}
+	if len(s.frozen) > 0 {
+		keys := s.frozen
+		s.frozen = nil
+		for key := range keys {
+			s.refreshHead(key)
+		}
 	}
 	return batch, nil
 }
@@ -53,6 +65,19 @@ func (s *Store) lapse(now time.Time) {
 	}
 }
 
+// freezeKey takes key's head out of the heads index until the running claim
+// ends.
+func (s *Store) freezeKey(key string) {
+	if s.frozen == nil {
+		s.frozen = make(map[string]bool)
+	}
+	s.frozen[key] = true
+	if cur := s.headOf[key]; cur != nil {
+		s.heads.remove(cur)
+		delete(s.headOf, key)
+	}
+}
+
 // parkExpired parks the ready rows past their expires_at, so that none of
 // them, scheduled for later or not, holds its key back.
 func (s *Store) parkExpired(now time.Time) {
@@ -66,24 +91,24 @@ func (s *Store) parkExpired(now time.Time) {
 }
 
 // claimOne takes the due row r out of the candidates: claimed, moved to dead,
-// or parked when expired.
-func (s *Store) claimOne(r *row, req outboxdriver.AcquireRequest, now time.Time, batch *outboxdriver.AcquiredBatch) {
+// or parked when expired. It reports whether r went dead.
+func (s *Store) claimOne(r *row, req outboxdriver.AcquireRequest, now time.Time, batch *outboxdriver.AcquiredBatch) (killed bool) {
 	if r.expired(now) {
 		s.move(r, parked)
-		return
+		return false
 	}
 	reclaimed := r.hasLease
 	if reclaimed && req.MaxClaims > 0 && r.lapsedClaims >= req.MaxClaims {
 		s.kill(r, outboxdriver.DeadMaxClaims, r.lastError, now)
 		batch.DeadMaxClaims = append(batch.DeadMaxClaims, r.enc.ID)
-		return
+		return true
 	}
 	env, err := r.envelope()
 	if err != nil {
 		msg := outboxdriver.SanitizeError(err.Error())
 		s.kill(r, outboxdriver.DeadUndecodable, &msg, now)
 		batch.Poisoned = append(batch.Poisoned, outboxdriver.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: err.Error()})
-		return
+		return true
 	}
 	rec := outboxdriver.Record{
 		Envelope:      env,
@@ -107,6 +132,7 @@ func (s *Store) claimOne(r *row, req outboxdriver.AcquireRequest, now time.Time,
 	rec.LapsedClaims = r.lapsedClaims
 	s.move(r, leased)
 	batch.Records = append(batch.Records, rec)
+	return false
 }
 
 // kill moves a pending row to dead, clearing its lease.

@@ -106,7 +106,7 @@ func (s *Store) leaveKey(r *row) {
 // its key. A parked row (expired, no live lease) can never be published and
 // blocks nothing, as on PostgreSQL.
 func (s *Store) refreshHead(key string) {
-	if key == "" {
+	if key == "" || s.frozen[key] {
 		return
 	}
 	var want *row

@@ -40,3 +40,10 @@ func harness(t *testing.T) storetest.Harness {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, harness)
 }
+
+// The differential test against memstore itself: the run must be
+// deterministic for a seed, or it could not tell a store's difference from
+// its own noise.
+func TestDifferentialAgainstItself(t *testing.T) {
+	storetest.Differential(t, harness, storetest.DifferentialOptions{Steps: 3000})
+}

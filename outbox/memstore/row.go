@@ -66,6 +66,12 @@ type row struct {
 // newRow makes a row of enc and decodes it; the store files it later with
 // place, under its lock.
 func newRow(enc outboxdriver.Row) *row {
+	// Times are kept to the microsecond, as the SQL stores keep them, so
+	// that rows whose times differ by less tie, and are ordered by
+	// sequence, here as there.
+	enc.ExpiresAt = truncate(enc.ExpiresAt)
+	enc.AvailableAt = truncate(enc.AvailableAt)
+	enc.CreatedAt = enc.CreatedAt.Truncate(time.Microsecond)
 	r := &row{enc: enc}
 	r.env, r.decodeErr = r.enc.Envelope()
 	if enc.OrderingKey != nil {
@@ -79,6 +85,15 @@ func newRow(enc outboxdriver.Row) *row {
 		r.idx[i] = -1
 	}
 	return r
+}
+
+// truncate returns t to the microsecond; nil for nil.
+func truncate(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := t.Truncate(time.Microsecond)
+	return &v
 }
 
 // place gives a new row its sequence and its store-clock defaults.

@@ -42,6 +42,7 @@ type Store struct {
 	expiring  *rowHeap            // ready rows that have an expires_at
 	keys      map[string]*rowHeap // pending rows per ordering key, by sequence
 	headOf    map[string]*row     // the row of each key in the heads index
+	frozen    map[string]bool     // keys whose head a running claim killed
 
 	subscribers map[chan struct{}]struct{}
 	maintenance bool
@@ -141,8 +142,9 @@ func (s *Store) Capabilities() outboxdriver.Capabilities {
 	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true}
 }
 
-// now is the store's clock; s.mu must be held.
-func (s *Store) now() time.Time { return s.clock().Add(s.offset) }
+// now is the store's clock, to the microsecond (as the SQL stores keep
+// times); s.mu must be held.
+func (s *Store) now() time.Time { return s.clock().Add(s.offset).Truncate(time.Microsecond) }
 
 // Advance makes the store behave as if d had passed: its clock moves d
 // forward, so leases lapse, scheduled rows become due, rows expire and

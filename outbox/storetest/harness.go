@@ -27,6 +27,12 @@ type Harness struct {
 	// can plant poison (bad metadata JSON, an unknown metadata version,
 	// headers that are not a string map). Nil AvailableAt means now.
 	InsertRow func(ctx context.Context, row outboxdriver.Row) error
+	// InsertUpperCase, optional, inserts a raw row as InsertRow does but
+	// with plain SQL that writes its id in upper case, as some languages
+	// print UUIDs. A store that refuses such an insert returns an error.
+	// The differential test uses it, when set, to check that such a row is
+	// either refused or completed like any other.
+	InsertUpperCase func(ctx context.Context, row outboxdriver.Row) error
 	// Inspect reads the bookkeeping columns of one row; it returns
 	// ErrNoRow when the row does not exist.
 	Inspect func(ctx context.Context, id reliar.MessageID) (RowState, error)

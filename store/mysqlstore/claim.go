@@ -164,13 +164,15 @@ func kill(ctx context.Context, tx *sql.Tx, seq int64, reason outboxdriver.DeadRe
 
 // lease writes the leases of the locked rows cands, whose records carry the
 // fresh tokens. lapsed_claims is assigned first: MariaDB evaluates the
-// assignments left to right, and it reads locked_by before it is set.
+// assignments left to right, and it reads locked_by before it is set. The
+// counters saturate at the top of INT, so that a value a plain-SQL producer
+// wrote there cannot make the claim overflow.
 func lease(ctx context.Context, tx *sql.Tx, req outboxdriver.AcquireRequest, now time.Time,
 	cands []candidate, records []outboxdriver.Record) error {
 	var b strings.Builder
 	b.WriteString(`UPDATE outbox SET
-	    lapsed_claims = lapsed_claims + (locked_by IS NOT NULL),
-	    claim_count = claim_count + 1,
+	    lapsed_claims = LEAST(lapsed_claims, 2147483646) + (locked_by IS NOT NULL),
+	    claim_count = LEAST(claim_count, 2147483646) + 1,
 	    locked_by = ?,
 	    locked_until = ? + INTERVAL ? MICROSECOND,
 	    last_claimed_at = ?,

@@ -21,7 +21,7 @@ const leaseTable = `JSON_TABLE(?, '$[*]' COLUMNS (
 const completeRows = `UPDATE outbox AS o JOIN ` + leaseTable + `
 	    ON o.id = j.id AND o.lease_token = j.token
 	SET o.published_at = UTC_TIMESTAMP(6),
-	    o.attempts = o.attempts + 1,
+	    o.attempts = LEAST(o.attempts, 2147483646) + 1,
 	    o.locked_by = NULL, o.locked_until = NULL, o.lease_token = NULL,
 	    o.updated_at = UTC_TIMESTAMP(6)`
 
@@ -47,7 +47,7 @@ const failRows = `UPDATE outbox AS o JOIN JSON_TABLE(?, '$[*]' COLUMNS (
 	    delay_us BIGINT PATH '$[3]',
 	    reason   VARCHAR(32) PATH '$[4]')) AS j
 	    ON o.id = j.id AND o.lease_token = j.token
-	SET o.attempts = o.attempts + 1,
+	SET o.attempts = LEAST(o.attempts, 2147483646) + 1,
 	    o.last_error = j.err,
 	    o.available_at = CASE WHEN j.reason IS NULL
 	        THEN UTC_TIMESTAMP(6) + INTERVAL j.delay_us MICROSECOND ELSE o.available_at END,

@@ -13,6 +13,7 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql/outboxsqltest"
+	"github.com/reliar/reliar/outbox/storetest"
 	"github.com/reliar/reliar/store/mysqlstore"
 )
 
@@ -306,4 +307,11 @@ func TestMigrateNormalisesStoredUpperCaseIDs(t *testing.T) {
 	if n, err := s.Complete(ctx, []outboxdriver.Lease{b.Records[0].Lease()}); err != nil || n != 1 {
 		t.Fatalf("Complete = %d, %v; want 1", n, err)
 	}
+}
+
+// The differential test: random operations on the store and on memstore,
+// compared step by step (storetest.Differential).
+func TestDifferential(t *testing.T) {
+	storetest.Differential(t, func(t *testing.T) storetest.Harness { return target.Harness(newStore(t)) },
+		storetest.DifferentialOptions{Steps: 2000})
 }

@@ -53,7 +53,7 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 			env, err := row.Envelope()
 			if err != nil {
 				batch.Poisoned = append(batch.Poisoned, outboxdriver.PoisonedRecord{ID: row.ID, Sequence: row.Sequence, Error: err.Error()})
-				poison.add(row.ID, rec.Token, err)
+				poison.add(row.ID, &rec, err)
 				continue
 			}
 			rec.Envelope = env
@@ -70,7 +70,8 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 	})
 	slices.SortFunc(batch.Poisoned, func(a, b outboxdriver.PoisonedRecord) int { return cmp.Compare(a.Sequence, b.Sequence) })
 	if len(poison.ids) > 0 {
-		affected, err := s.exec(ctx, dispatchTx, "move undecodable rows to dead", s.sql.poison, poison.ids, poison.tokens, poison.errs)
+		affected, err := s.exec(ctx, dispatchTx, "move undecodable rows to dead", s.sql.poison,
+			poison.ids, poison.tokens, poison.errs, poison.lapsed, poison.prev)
 		if err != nil {
 			// The claim stands and its records must be published. The
 			// poisoned rows stay leased and come back, still poison, when
@@ -84,14 +85,23 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 	return batch, nil
 }
 
-// poisonSet collects the undecodable rows of one claim.
+// poisonSet collects the undecodable rows of one claim, with what the
+// claim changed in their bookkeeping.
 type poisonSet struct {
 	ids, tokens []pgtype.UUID
 	errs        []string
+	lapsed      []int32
+	prev        []pgtype.Timestamptz
 }
 
-func (p *poisonSet) add(id reliar.MessageID, token outboxdriver.LeaseToken, err error) {
+func (p *poisonSet) add(id reliar.MessageID, rec *outboxdriver.Record, err error) {
 	p.ids = append(p.ids, pgtype.UUID{Bytes: id, Valid: true})
-	p.tokens = append(p.tokens, pgtype.UUID{Bytes: token, Valid: true})
+	p.tokens = append(p.tokens, pgtype.UUID{Bytes: rec.Token, Valid: true})
 	p.errs = append(p.errs, outboxdriver.SanitizeError(err.Error()))
+	var lapsed int32
+	if rec.Reclaimed {
+		lapsed = 1
+	}
+	p.lapsed = append(p.lapsed, lapsed)
+	p.prev = append(p.prev, timestamptz(rec.PrevClaimedAt))
 }

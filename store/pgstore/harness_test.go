@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,7 +35,10 @@ func harnessOf(s *Store) storetest.Harness {
 			})
 		},
 		InsertRow: func(ctx context.Context, row outboxdriver.Row) error {
-			return settled(ctx, func(tx pgx.Tx) error { return insertRawRow(ctx, tx, s, row) })
+			return settled(ctx, func(tx pgx.Tx) error { return insertRawRow(ctx, tx, s, row, row.ID.String()) })
+		},
+		InsertUpperCase: func(ctx context.Context, row outboxdriver.Row) error {
+			return settled(ctx, func(tx pgx.Tx) error { return insertRawRow(ctx, tx, s, row, strings.ToUpper(row.ID.String())) })
 		},
 		Inspect: func(ctx context.Context, id reliar.MessageID) (storetest.RowState, error) {
 			return inspectRow(ctx, s, id)
@@ -43,10 +47,10 @@ func harnessOf(s *Store) storetest.Harness {
 	}
 }
 
-// insertRawRow writes row's columns as they are. jsonb cannot hold text that
-// is not JSON, so such metadata or headers are stored as a JSON string, which
-// is just as undecodable.
-func insertRawRow(ctx context.Context, tx pgx.Tx, s *Store, row outboxdriver.Row) error {
+// insertRawRow writes row's columns as they are, its id as the text id. jsonb
+// cannot hold text that is not JSON, so such metadata or headers are stored
+// as a JSON string, which is just as undecodable.
+func insertRawRow(ctx context.Context, tx pgx.Tx, s *Store, row outboxdriver.Row, id string) error {
 	var createdAt pgtype.Timestamptz
 	if !row.CreatedAt.IsZero() {
 		createdAt = pgtype.Timestamptz{Time: row.CreatedAt, Valid: true}
@@ -63,9 +67,9 @@ func insertRawRow(ctx context.Context, tx pgx.Tx, s *Store, row outboxdriver.Row
     correlation_id, conversation_id, causation_id, request_id, content_type, payload,
     tenant_id, expires_at, ordering_key, metadata, headers, metadata_version,
     available_at, created_at, attempts)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, $15,
+VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, $15,
     coalesce($16, now()), coalesce($17, now()), $18)`),
-		pgtype.UUID{Bytes: row.ID, Valid: true}, row.MessageType, version,
+		id, row.MessageType, version,
 		text(row.CorrelationID), uuidArg(row.ConversationID), uuidArg(row.CausationID), uuidArg(row.RequestID),
 		nonEmptyOr(row.ContentType, "application/json"), nonNil(row.Payload),
 		text(row.TenantID), timestamptz(row.ExpiresAt), text(row.OrderingKey),
@@ -168,4 +172,11 @@ func advance(ctx context.Context, s *Store, d time.Duration) error {
 func TestStoreConformance(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, newHarness)
+}
+
+// The differential test: random operations on the store and on memstore,
+// compared step by step (storetest.Differential).
+func TestDifferential(t *testing.T) {
+	t.Parallel()
+	storetest.Differential(t, newHarness, storetest.DifferentialOptions{Steps: 3000})
 }

@@ -152,10 +152,18 @@ const perKeySQL = `
                 AND h.sequence < c.sequence
                 AND (h.expires_at IS NULL OR h.expires_at > now() OR h.locked_until > now()))))`
 
+// poisonSQL moves the undecodable rows of a claim to dead, fenced by their
+// fresh tokens, and takes the claim back from their bookkeeping (claim
+// count, lapsed claims, last claimed at), as the stores that decode before
+// they lease never count it: a row that was never handed out was not
+// claimed.
 const poisonSQL = `UPDATE {{table}} o SET
     dead_at = now(), dead_reason = 'undecodable', last_error = u.err,
+    claim_count = greatest(o.claim_count - 1, 0),
+    lapsed_claims = greatest(o.lapsed_claims - u.lapsed, 0),
+    last_claimed_at = u.prev,
     ` + leaseCleared + `, updated_at = now()
-FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS u(id, token, err)
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int4[], $5::timestamptz[]) AS u(id, token, err, lapsed, prev)
 WHERE o.id = u.id AND o.lease_token = u.token`
 
 const completeSQL = `UPDATE {{table}} o SET

@@ -38,13 +38,15 @@ const dueOrder = `
 	LIMIT ?2`
 
 // claimRows leases the rows named in ?4, a JSON array of [sequence, token]
-// pairs. A row that still carries a lapsed lease counts a lapsed claim.
+// pairs. A row that still carries a lapsed lease counts a lapsed claim. The
+// counters saturate at the top of INTEGER, so that a value a plain-SQL
+// producer wrote there cannot make the claim overflow.
 const claimRows = `UPDATE outbox SET
 	    locked_by = ?1,
 	    locked_until = ?2,
 	    lease_token = j.value->>1,
-	    claim_count = claim_count + 1,
-	    lapsed_claims = lapsed_claims + (locked_by IS NOT NULL),
+	    claim_count = min(claim_count, 9223372036854775806) + 1,
+	    lapsed_claims = min(lapsed_claims, 9223372036854775806) + (locked_by IS NOT NULL),
 	    last_claimed_at = ?3,
 	    updated_at = ?3
 	FROM json_each(?4) AS j

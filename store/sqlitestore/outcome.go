@@ -12,11 +12,12 @@ import (
 // leases come as a JSON array (?2) joined to the table, and a lease that is
 // not the row's current one matches nothing. A single write statement takes
 // SQLite's write lock before it reads, so it needs no explicit transaction.
+// attempts saturates at the top of INTEGER (see claimRows).
 
 // completeRows marks the leased rows published.
 const completeRows = `UPDATE outbox SET
 	    published_at = ?1,
-	    attempts = attempts + 1,
+	    attempts = min(attempts, 9223372036854775806) + 1,
 	    locked_by = NULL, locked_until = NULL, lease_token = NULL,
 	    updated_at = ?1
 	FROM json_each(?2) AS j
@@ -26,7 +27,7 @@ const completeRows = `UPDATE outbox SET
 // last_error, available_at, dead_reason]: a retry when dead_reason is null
 // (available_at is then set), a move to dead otherwise.
 const failRows = `UPDATE outbox SET
-	    attempts = attempts + 1,
+	    attempts = min(attempts, 9223372036854775806) + 1,
 	    last_error = j.value->>2,
 	    available_at = coalesce(j.value->>3, available_at),
 	    dead_at = CASE WHEN j.value->>4 IS NULL THEN NULL ELSE ?1 END,

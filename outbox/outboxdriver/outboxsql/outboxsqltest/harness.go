@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,6 +22,9 @@ func (tg Target[T]) Harness(s Store) storetest.Harness {
 			return Enqueue(ctx, s, msgs...)
 		},
 		InsertRow: func(ctx context.Context, r outboxdriver.Row) error { return tg.InsertRow(ctx, db, r) },
+		InsertUpperCase: func(ctx context.Context, r outboxdriver.Row) error {
+			return tg.insertRow(ctx, db, r, strings.ToUpper(r.ID.String()))
+		},
 		Inspect: func(ctx context.Context, id reliar.MessageID) (storetest.RowState, error) {
 			return tg.Inspect(ctx, db, id)
 		},
@@ -31,6 +35,11 @@ func (tg Target[T]) Harness(s Store) storetest.Harness {
 // InsertRow writes r as it is, bypassing the store's encoding; the zero
 // CreatedAt and a nil AvailableAt mean now.
 func (tg Target[T]) InsertRow(ctx context.Context, db *sql.DB, r outboxdriver.Row) error {
+	return tg.insertRow(ctx, db, r, r.ID.String())
+}
+
+// insertRow is InsertRow with the id written as id.
+func (tg Target[T]) insertRow(ctx context.Context, db *sql.DB, r outboxdriver.Row, id string) error {
 	var created any
 	if !r.CreatedAt.IsZero() {
 		created = tg.Times.Encode(r.CreatedAt)
@@ -49,7 +58,7 @@ func (tg Target[T]) InsertRow(ctx context.Context, db *sql.DB, r outboxdriver.Ro
 		created_at, available_at, attempts)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,
 		COALESCE(?, `+tg.Now+`), COALESCE(?, `+tg.Now+`), ?)`,
-		r.ID.String(), r.MessageType, max(r.MessageVersion, 1), r.CorrelationID, uuidText(r.ConversationID),
+		id, r.MessageType, max(r.MessageVersion, 1), r.CorrelationID, uuidText(r.ConversationID),
 		uuidText(r.CausationID), uuidText(r.RequestID), contentType, payload,
 		r.TenantID, tg.Times.NullArg(r.ExpiresAt), r.OrderingKey, text(r.Metadata), text(r.Headers), r.MetadataVersion,
 		created, tg.Times.NullArg(r.AvailableAt), r.Attempts)
