@@ -44,7 +44,7 @@ func (tg Target[T]) HostileTarget(t testing.TB, edges ...storetest.Edge) storete
 			_, err := db.ExecContext(ctx, `INSERT INTO outbox (`+strings.Join(cols, ", ")+`) VALUES (`+strings.Join(vals, ", ")+`)`, args...)
 			return err
 		},
-		Rows: func(ctx context.Context) ([]storetest.FinalRow, error) { return finalRows(ctx, db) },
+		Rows:  func(ctx context.Context) ([]storetest.FinalRow, error) { return finalRows(ctx, db) },
 		Edges: edges,
 	}
 }
