@@ -75,8 +75,8 @@ func TestDoctorHealthy(t *testing.T) {
 	tg := newPostgresTarget(t, true)
 	seed(t, tg, append(repeat(20, seedRow{"orders.placed", "", fatePublished}), repeat(5, seedRow{"orders.placed", "", fateDue})...)...)
 	rep, _ := doctorRun(t, tg)
-	if len(rep.Checks) != 10 {
-		t.Fatalf("%d checks, want 10: %+v", len(rep.Checks), rep.Checks)
+	if len(rep.Checks) != 11 {
+		t.Fatalf("%d checks, want 11: %+v", len(rep.Checks), rep.Checks)
 	}
 	for _, name := range tableChecks {
 		if c := verdict(t, rep, name); c.Verdict != doctor.OK || c.Found == "" {

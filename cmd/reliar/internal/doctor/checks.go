@@ -20,6 +20,7 @@ const (
 	CheckLapsed      = "lapsed leases"
 	CheckOldestDue   = "oldest due row"
 	CheckDeadLetters = "dead letters"
+	CheckXIDAhead    = "xids ahead"
 )
 
 // Size and count limits of the checks.
@@ -60,6 +61,7 @@ func Evaluate(f Facts, th Thresholds) []Check {
 		checkLapsed(f, th),
 		checkOldestDue(f, th),
 		checkDeadLetters(f),
+		checkXIDAhead(f),
 	}
 }
 
@@ -326,6 +328,25 @@ func checkDeadLetters(f Facts) Check {
 		c.Why = "messages are failing for good (permanent errors, too many attempts or lapsed claims, expiry, undecodable rows); each is a message consumers never got"
 		c.Fix = "reliar dead list shows them with their last_error (the newest last); fix the cause, then reliar dead retry --all-matching with filters (or dead purge)"
 	}
+	return c
+}
+
+func checkXIDAhead(f Facts) Check {
+	x := f.XIDAhead
+	c := Check{Name: CheckXIDAhead, Verdict: OK}
+	if x.Count == 0 {
+		c.Found = "no pending row carries an xid this cluster has not reached"
+		return c
+	}
+	c.Found = fmt.Sprintf("%d pending rows carry an xid ahead of this cluster's counter, up to %d ids ahead, the oldest created %s ago",
+		x.Count, x.MaxAhead, ops.FormatDuration(x.Oldest.Round(time.Second)))
+	c.Verdict = Warn
+	if x.Keys > 0 {
+		c.Verdict = Red
+		c.Found += fmt.Sprintf("; they block %d ordering keys: %s", x.Keys, strings.Join(x.Sample, ", "))
+	}
+	c.Why = "the rows were copied with their xid from another cluster (a dump restored, logical replication); a per-key claim takes a row only once its xid is older than every running transaction, so each blocks its key, and the rows behind it, until this cluster has used that many transaction ids; rows without a key are not held back"
+	c.Fix = fmt.Sprintf("give them a transaction id of this cluster: UPDATE %q.outbox SET xid = pg_current_xact_id() WHERE published_at IS NULL AND dead_at IS NULL AND xid >= pg_snapshot_xmax(pg_current_snapshot()); when importing rows, leave xid out of the column list so that its default applies", f.Schema)
 	return c
 }
 

@@ -88,13 +88,18 @@ func TestEvaluate(t *testing.T) {
 		{"new dead rows", func(f *Facts) { f.DeadLastHour = 3; f.DeadBefore = 40 }, CheckDeadLetters, Warn, "3 went dead"},
 		{"steady flood", func(f *Facts) { f.DeadLastHour = 150; f.DeadBefore = 4000 }, CheckDeadLetters, Warn, "150 went dead"},
 		{"surge", func(f *Facts) { f.DeadLastHour = 150; f.DeadBefore = 10 }, CheckDeadLetters, Red, "150 went dead in the last hour, 10 before"},
+		{"no rows ahead of the xid counter", func(*Facts) {}, CheckXIDAhead, OK, "no pending row"},
+		{"unkeyed rows ahead of the xid counter", func(f *Facts) { f.XIDAhead = XIDAhead{Count: 3, MaxAhead: 900, Oldest: time.Hour} }, CheckXIDAhead, Warn, "3 pending rows carry an xid ahead of this cluster's counter, up to 900 ids ahead"},
+		{"keyed rows ahead of the xid counter", func(f *Facts) {
+			f.XIDAhead = XIDAhead{Count: 2, MaxAhead: 5000, Keys: 2, Sample: []string{"customer-1", "customer-2"}}
+		}, CheckXIDAhead, Red, "they block 2 ordering keys: customer-1, customer-2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := healthy()
 			tt.change(&f)
 			checks := Evaluate(f, th)
-			if len(checks) != 10 {
+			if len(checks) != 11 {
 				t.Fatalf("%d checks", len(checks))
 			}
 			rep := NewReport("x", checks)
@@ -108,7 +113,7 @@ func TestEvaluate(t *testing.T) {
 			if (c.Verdict == OK) != (c.Why == "" && c.Fix == "") {
 				t.Fatalf("%s: verdict %s with why %q and fix %q", tt.check, c.Verdict, c.Why, c.Fix)
 			}
-			if rep.OK+rep.Warn+rep.Red != 10 || rep.Healthy() != (rep.Red == 0) {
+			if rep.OK+rep.Warn+rep.Red != 11 || rep.Healthy() != (rep.Red == 0) {
 				t.Fatalf("report counts %+v", rep)
 			}
 		})
@@ -176,13 +181,13 @@ func TestRender(t *testing.T) {
 	f.Stats.OldestDueAge = time.Hour
 	rep := NewReport(`postgres db:5432/x schema "public"`, Evaluate(f, Thresholds{}))
 	lines := rep.Lines()
-	if !strings.HasPrefix(lines[0], "CHECK               VERDICT  FOUND") || len(lines) != 11+4 {
+	if !strings.HasPrefix(lines[0], "CHECK               VERDICT  FOUND") || len(lines) != 12+4 {
 		t.Fatalf("lines:\n%s", strings.Join(lines, "\n"))
 	}
-	if lines[12] != "RED: oldest due row" || !strings.HasPrefix(lines[13], "  why: ") || !strings.HasPrefix(lines[14], "  fix: ") {
-		t.Fatalf("advice:\n%s", strings.Join(lines[11:], "\n"))
+	if lines[13] != "RED: oldest due row" || !strings.HasPrefix(lines[14], "  why: ") || !strings.HasPrefix(lines[15], "  fix: ") {
+		t.Fatalf("advice:\n%s", strings.Join(lines[12:], "\n"))
 	}
-	if rep.Summary() != "doctor: 9 ok, 0 warn, 1 red" {
+	if rep.Summary() != "doctor: 10 ok, 0 warn, 1 red" {
 		t.Fatalf("summary %q", rep.Summary())
 	}
 }

@@ -2,7 +2,8 @@
 // what it finds: the schema version, the indexes and whether the claim can
 // use them, what pins the xmin horizon (old transactions, replication
 // slots), dead tuples and bloat, leases that lapsed without a reclaim, how
-// long due rows have waited, and how fast rows go dead.
+// long due rows have waited, how fast rows go dead, and rows whose xid is
+// ahead of the cluster's counter (they block per-key ordering).
 //
 // It works in two steps: Gather reads the facts from the database (Facts),
 // and Evaluate turns them into checks, each with a verdict (ok, warn, red),

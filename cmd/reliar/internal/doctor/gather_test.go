@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +103,46 @@ VALUES (gen_random_uuid(), 't', '{}', NULL, NULL), (gen_random_uuid(), 't', '{}'
 	cancel()
 	if _, err := Gather(cancelled, pool, schema, time.Minute, quiet); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+// A row copied with its xid from a cluster further along (a dump restored,
+// logical replication) blocks its key for per-key claims until this
+// cluster's counter catches up; doctor finds it, the keys it blocks, and
+// its fix works.
+func TestGatherFindsRowsAheadOfTheXIDCounter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, schema := testSchema(t)
+	quiet := slog.New(slog.DiscardHandler)
+	if err := pgstore.Migrate(ctx, pool, pgstore.WithSchema(schema)); err != nil {
+		t.Fatal(err)
+	}
+	table := pgx.Identifier{schema, "outbox"}.Sanitize()
+	if _, err := pool.Exec(ctx, `INSERT INTO `+table+` (id, message_type, payload, ordering_key, xid) VALUES
+(gen_random_uuid(), 't', '{}', 'customer-7', (pg_current_xact_id()::text::int8 + 1000000)::text::xid8),
+(gen_random_uuid(), 't', '{}', NULL, (pg_current_xact_id()::text::int8 + 5000)::text::xid8),
+(gen_random_uuid(), 't', '{}', 'customer-8', DEFAULT)`); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Gather(ctx, pool, schema, time.Minute, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := f.XIDAhead
+	if x.Count != 2 || x.Keys != 1 || len(x.Sample) != 1 || x.Sample[0] != "customer-7" || x.MaxAhead < 999_000 || x.MaxAhead > 1_000_000 {
+		t.Fatalf("rows ahead of the xid counter: %+v, want 2 rows, one key (customer-7), about 1000000 ahead", x)
+	}
+	rep := NewReport("x", Evaluate(f, Thresholds{}))
+	c, _ := rep.Find(CheckXIDAhead)
+	if c.Verdict != Red || !strings.Contains(c.Found, "customer-7") || !strings.Contains(c.Fix, "SET xid = pg_current_xact_id()") {
+		t.Fatalf("check %+v", c)
+	}
+	fix := strings.TrimSuffix(c.Fix[strings.Index(c.Fix, "UPDATE"):strings.Index(c.Fix, "; when importing")], ";")
+	if _, err := pool.Exec(ctx, fix); err != nil {
+		t.Fatalf("the fix %q: %v", fix, err)
+	}
+	if f, err = Gather(ctx, pool, schema, time.Minute, quiet); err != nil || f.XIDAhead.Count != 0 {
+		t.Fatalf("after the fix: %+v, %v", f.XIDAhead, err)
 	}
 }
