@@ -13,10 +13,23 @@
 // # Schema
 //
 // [Migrate] creates the outbox table (migration 1) and the inbox's
-// processed_messages table (migration 2) and records the applied version in
-// the reliar_migrations table; it is idempotent and serialised across processes
+// processed_messages table (migration 2), adds the trigger that stores ids
+// in canonical form (migration 3), and records the applied version in the
+// reliar_migrations table; it is idempotent and serialised across processes
 // by GET_LOCK. [Migrations] exposes the same SQL for teams that run their own
-// migration tool. [New] refuses an older schema with a *[NotMigratedError].
+// migration tool (golang-migrate's driver needs multiStatements=true). [New]
+// refuses an older schema with a *[NotMigratedError].
+//
+// Producers in other languages insert with plain SQL. Outcome writes find a
+// row by its id as Go prints a UUID, lower case with hyphens, on a column
+// that compares bytes: a BEFORE INSERT trigger stores an id written in upper
+// case, or without hyphens, in that form, and a row whose id is in any other
+// form is claimed as poison (dead, undecodable) rather than handed out. A
+// CHECK constraint would have refused such ids instead, but MariaDB adds one
+// only by copying the table, blocking its writers. Creating the trigger with
+// binary logging on needs the SUPER privilege or
+// log_bin_trust_function_creators = 1. A message_version outside 1-65535 is
+// poison too, never published as another version.
 //
 // Times are DATETIME(6) in UTC and come from the server's clock
 // (UTC_TIMESTAMP(6)), never the application's. MariaDB has no partial

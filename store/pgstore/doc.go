@@ -18,6 +18,60 @@
 // ([ValidateSchema]) and every statement names the table schema-qualified and
 // quoted, so the session's search_path never matters.
 //
+// # Migrations
+//
+// Migrate never blocks a live table for longer than a catalog change. Each
+// migration runs as steps on one connection that holds a session-level
+// advisory lock (concurrent Migrate calls wait for it by polling, so that
+// none holds a snapshot a concurrent index build would wait for). A step is
+// its own transaction with a one-second lock_timeout, retried while the
+// lock it needs is taken, so that readers and writers never queue behind an
+// ALTER TABLE waiting for a long transaction; a step marked
+// "-- reliar:step no-transaction" in its file, such as CREATE INDEX
+// CONCURRENTLY, runs outside any transaction, and an index such a step left
+// INVALID when it was interrupted is dropped and built again. Constraints
+// are added NOT VALID in one step and validated in a later one, a scan that
+// blocks neither reads nor writes. Every step can run again, and each
+// migration records its version in its last step, so an interrupted
+// Migrate is finished by the next one. Tools that apply [Migrations]
+// themselves should commit each step before the next (goose: a file per
+// no-transaction step, with "-- +goose NO TRANSACTION").
+//
+// Measured here (2 cores, PostgreSQL 15), schema version 4 on a table of
+// 1,000,000 rows (a quarter pending) while four producers committed
+// single-row transactions: the migration took 3.4 s, and the 3,819 commits
+// made meanwhile took p50 1.6 ms, p99 32 ms, max 119 ms. Applied as one
+// transaction, the same file held its lock through the validation and the
+// producers committed 6 transactions in its 4.2 s
+// (TestMigrateMillionRowsWhileProducersCommit logs the numbers of each run).
+//
+// # Rows written with plain SQL
+//
+// Schema version 4 refuses what no claim can read: an infinite time (a
+// timestamptz column accepts 'infinity', which Go cannot hold: one such row
+// used to fail every claim that met it, and the healthy rows claimed with it
+// went dead unpublished), a message_version outside 1-65535 (never
+// published as another version) and a negative counter. Counters saturate
+// at the top of integer instead of overflowing. The upgrade repairs the
+// rows already stored: a value with an equivalent finite one takes it, a
+// pending row whose content has none goes dead as undecodable, last_error
+// saying what each held. Everything else a claim cannot decode (metadata or
+// headers of the wrong shape, an unknown metadata_version) is poison: moved
+// to dead as undecodable by the claim, while the rest of the claim is
+// published.
+//
+// Rows imported from another cluster (a dump, logical replication) must
+// not bring their xid: per-key claims wait for a row's xid to be older than
+// every running transaction, so an xid this cluster has not reached blocks
+// its key until the counter catches up. Leave xid out of the column list so
+// that its default applies, or repair the rows afterwards with
+//
+//	UPDATE "schema".outbox SET xid = pg_current_xact_id()
+//	WHERE published_at IS NULL AND dead_at IS NULL
+//	  AND xid >= pg_snapshot_xmax(pg_current_snapshot());
+//
+// `reliar doctor` reports such rows and the keys they block.
+//
 // # Enqueueing inside your transaction
 //
 // [Store.Enqueue] takes a pgx.Tx, [Store.EnqueueSQL] a *sql.Tx of pgx's
@@ -89,7 +143,10 @@
 // order when a transaction takes its id (with an earlier write) and then
 // waits for another transaction of the same key to commit. The cost of the
 // xmin gate: any long-open write transaction anywhere in the cluster holds
-// ordered rows back until it ends. Rows without a key are not affected.
+// ordered rows back until it ends, and so does a row whose xid is ahead of
+// the cluster's counter (see Rows written with plain SQL). Rows without a
+// key are not affected. A head past expires_at without a live lease can
+// never be published and blocks nothing.
 //
 // # Commit modes and table size
 //

@@ -36,7 +36,20 @@
 // clock shared by its clients, so the store reads the time from a clock in Go
 // (time.Now unless [WithClock] says otherwise) and writes it into every
 // statement. A plain INSERT by another program gets created_at and
-// available_at from SQLite's own clock, which on one machine is the same.
+// available_at from SQLite's own clock, which on one machine is the same
+// (to the millisecond). The STRICT table refuses a value of the wrong type
+// and an id that is not canonical lower-case UUID text; a message_version
+// outside 1-65535 is claimed as poison (dead, undecodable), never published
+// as another version.
+//
+// # Per-key ordering
+//
+// SQLite lets one writer commit at a time, so sequence order is commit
+// order. A per-key claim takes the head row of each key, its pending row of
+// lowest sequence; a head that is leased or waiting for a retry blocks its
+// key, while a head past expires_at without a live lease, which can never
+// be published, does not (as on PostgreSQL): the key's next row goes on
+// while the expiry sweep moves the head to dead.
 //
 // # Enqueue
 //
