@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	"github.com/reliar/reliar/store/pgstore"
 )
 
 var statsLine = regexp.MustCompile(`^stats: pending=(\d+) due=(\d+) leased=(\d+) scheduled=(\d+) expired_pending=(\d+) dead=(\d+) oldest_due_age=\S+$`)
@@ -102,7 +104,7 @@ func TestOpsCommandsUnmigrated(t *testing.T) {
 		code int
 		want string
 	}{
-		{"postgres schema", pg.args, exitcode.Failure, "has no outbox table (schema version 0, need 3)"},
+		{"postgres schema", pg.args, exitcode.Failure, fmt.Sprintf("has no outbox table (schema version 0, need %d)", pgstore.SchemaVersion)},
 		{"empty sqlite file", []string{"--database-url", "sqlite://" + empty}, exitcode.Failure, "has no outbox table"},
 		{"missing sqlite file", []string{"--database-url", "sqlite://" + missing}, exitcode.Usage, "no SQLite database at"},
 	}
