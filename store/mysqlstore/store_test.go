@@ -313,5 +313,5 @@ func TestMigrateNormalisesStoredUpperCaseIDs(t *testing.T) {
 // compared step by step (storetest.Differential).
 func TestDifferential(t *testing.T) {
 	storetest.Differential(t, func(t *testing.T) storetest.Harness { return target.Harness(newStore(t)) },
-		storetest.DifferentialOptions{Steps: 2000})
+		storetest.DifferentialOptions{Steps: 3000})
 }

@@ -178,5 +178,5 @@ func TestStoreConformance(t *testing.T) {
 // compared step by step (storetest.Differential).
 func TestDifferential(t *testing.T) {
 	t.Parallel()
-	storetest.Differential(t, newHarness, storetest.DifferentialOptions{Steps: 3000})
+	storetest.Differential(t, newHarness, storetest.DifferentialOptions{Steps: 2500})
 }

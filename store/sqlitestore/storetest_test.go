@@ -18,5 +18,5 @@ func TestConformance(t *testing.T) {
 // hence fewer steps than the server stores.
 func TestDifferential(t *testing.T) {
 	storetest.Differential(t, func(t *testing.T) storetest.Harness { return target.Harness(newStore(t)) },
-		storetest.DifferentialOptions{Steps: 1500})
+		storetest.DifferentialOptions{Steps: 1000})
 }
