@@ -7,7 +7,10 @@
 // It is not durable and has no transactions: Enqueue writes at once, all or
 // nothing per call. Claims cost O(log n) per row: due rows are kept in an
 // index ordered by (available_at, sequence) and lapsed leases are found
-// through an index on locked_until.
+// through an index on locked_until. Times are kept to the microsecond, as
+// the SQL stores keep them, so that rows tie and are ordered by sequence
+// where theirs do: storetest.Differential uses memstore as the model of
+// every store.
 package memstore
 
 import (

@@ -1,6 +1,15 @@
 // Package storetest is the conformance suite every outboxdriver.Store passes: each
 // rule of the store contract is a subtest run against fresh stores made by a
 // factory. A store implementation calls [Run] from its own tests.
+//
+// Two suites check what the rules, written from our own model of the rows,
+// cannot: [Differential] drives a store and outbox/memstore, the model,
+// through one seeded random sequence of operations and fails at the first
+// observable difference; [RunHostile] writes rows with plain SQL the way a
+// producer in another language would, every column at its edges
+// ([HostileRows], [CommonEdges] and a dialect's own), runs a dispatcher over
+// them and checks that every row ends published exactly once or dead with a
+// reason.
 package storetest
 
 import (
