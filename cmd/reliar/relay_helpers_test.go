@@ -151,8 +151,9 @@ type relayProc struct {
 	addr   string
 }
 
-// servingLine is the relay's log line naming its metrics address.
-var servingLine = regexp.MustCompile(`msg="relay serving[^"]*" addr=(\S+)`)
+// servingLine is the relay's log line naming its metrics address, in the
+// text or the JSON format.
+var servingLine = regexp.MustCompile(`msg="relay serving[^"]*" addr=(\S+)|"msg":"relay serving[^"]*","addr":"([^"]+)"`)
 
 // startRelay starts `reliar relay args...` with a metrics address of its
 // own and waits until it serves; the process is killed when the test ends
@@ -189,7 +190,7 @@ func startRelayEnv(t *testing.T, env []string, args ...string) *relayProc {
 	})
 	waitFor(t, "the relay to serve", func() bool {
 		if m := servingLine.FindStringSubmatch(p.stderr.String()); m != nil {
-			p.addr = m[1]
+			p.addr = m[1] + m[2]
 			return true
 		}
 		select {

@@ -163,6 +163,9 @@ func Parse(raw string, o Options) (Location, error) {
 	}
 	name = strings.ToLower(name)
 	raw = name + "://" + rest
+	if redact.Unparsable(raw) {
+		return Location{}, badURL(raw, "it does not parse as its writer meant")
+	}
 	for _, s := range schemes {
 		if !slices.Contains(s.schemes, name) {
 			continue
@@ -192,9 +195,10 @@ func schemeList() string {
 	return strings.Join(all, ", ")
 }
 
-// badURL builds an error matching ErrBadURL about raw, redacted.
+// badURL builds an error matching ErrBadURL about raw, redacted: see
+// redact.Reason.
 func badURL(raw, format string, args ...any) error {
-	return fmt.Errorf("%w %s: %s", ErrBadURL, redact.URL(raw), redact.String(fmt.Sprintf(format, args...)))
+	return fmt.Errorf("%w %s: %s", ErrBadURL, redact.URL(raw), redact.Reason(raw, fmt.Sprintf(format, args...)))
 }
 
 // badOption wraps a publisher's refusal of an option so that it matches

@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/config"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
@@ -38,7 +40,10 @@ type Env struct {
 
 // App is shared by the commands of one run.
 type App struct {
-	env    Env
+	env Env
+	// red knows the secrets of the run's URLs and secret flags.
+	red *redact.Redactor
+	// stderr is env.Stderr through red, for text that is not a log record.
 	stderr io.Writer
 	log    *slog.Logger
 
@@ -55,8 +60,9 @@ func Run(ctx context.Context, args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = func(string) (string, bool) { return "", false }
 	}
-	app := &App{env: env, stderr: redact.NewWriter(env.Stderr)}
-	app.log = slog.New(slog.NewTextHandler(app.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	red := redact.NewRedactor()
+	app := &App{env: env, red: red, stderr: red.Writer(env.Stderr)}
+	app.log, _ = logging.New(env.Stderr, logging.DefaultLevel, "text", red)
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)
@@ -70,8 +76,20 @@ func Run(ctx context.Context, args []string, env Env) int {
 	if code == exitcode.Usage && cmd != nil {
 		msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
-	fmt.Fprintln(app.stderr, msg)
+	app.printError(msg, code)
 	return code
+}
+
+// printError writes the run's one error line: as a JSON record with
+// --log-format json, so that every line of stderr parses, else as text.
+func (a *App) printError(msg string, code int) {
+	if logging.IsJSON(a.logFormat) {
+		if log, err := logging.New(a.env.Stderr, "error", "json", a.red); err == nil {
+			log.Error(msg, "exit_status", code)
+			return
+		}
+	}
+	fmt.Fprintln(a.stderr, msg)
 }
 
 // oneLine folds a multi-line error text into one line.
@@ -150,7 +168,8 @@ func (a *App) prepare(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return exitcode.UsageError(err)
 	}
-	log, err := logging.New(a.stderr, a.logLevel, a.logFormat)
+	a.learnSecrets(cmd)
+	log, err := a.newLogger(a.logLevel)
 	if err != nil {
 		return exitcode.UsageError(err)
 	}
@@ -165,6 +184,36 @@ func (a *App) prepare(cmd *cobra.Command, _ []string) error {
 
 // Log returns the logger of the run: records on stderr, secrets redacted.
 func (a *App) Log() *slog.Logger { return a.log }
+
+// newLogger returns a logger on stderr at level, in the run's format, its
+// records redacted before they are formatted.
+func (a *App) newLogger(level string) (*slog.Logger, error) {
+	return logging.New(a.env.Stderr, level, a.logFormat, a.red)
+}
+
+// secretFlags are the flags whose values are secrets themselves.
+var secretFlags = []string{"token", "webhook-secret"}
+
+// learnSecrets tells the redactor the secrets of every URL flag (--*-url,
+// --broker) and secret flag of cmd, wherever their values came from.
+func (a *App) learnSecrets(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		var values []string
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		} else {
+			values = []string{fl.Value.String()}
+		}
+		switch {
+		case strings.HasSuffix(fl.Name, "url") || fl.Name == "broker":
+			for _, v := range values {
+				a.red.AddURL(v)
+			}
+		case slices.Contains(secretFlags, fl.Name):
+			a.red.Add(values...)
+		}
+	})
+}
 
 // Printer returns the printer of a command's result on stdout.
 func (a *App) Printer(cmd *cobra.Command, asJSON bool) *output.Printer {

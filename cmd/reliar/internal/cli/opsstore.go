@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	"github.com/reliar/reliar/cmd/reliar/internal/logging"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/store/mysqlstore"
@@ -121,23 +122,5 @@ func (a *App) storeLogger(ctx context.Context) *slog.Logger {
 	if log.Enabled(ctx, slog.LevelInfo) {
 		return log
 	}
-	return slog.New(levelFloor{Handler: log.Handler(), min: slog.LevelError})
-}
-
-// levelFloor drops the records of its handler below a minimum level.
-type levelFloor struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
-}
-
-func (h levelFloor) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return levelFloor{h.Handler.WithAttrs(attrs), h.min}
-}
-
-func (h levelFloor) WithGroup(name string) slog.Handler {
-	return levelFloor{h.Handler.WithGroup(name), h.min}
+	return logging.Floor(log, slog.LevelError)
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/reliar/reliar/cmd/reliar/internal/broker"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
-	"github.com/reliar/reliar/cmd/reliar/internal/logging"
 	"github.com/reliar/reliar/cmd/reliar/internal/relay"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/outbox"
@@ -162,7 +161,7 @@ func addRelayFlags(cmd *cobra.Command, f *relayFlags) {
 func (f *relayFlags) config(app *App, flags *pflag.FlagSet) (relay.Config, error) {
 	log := app.Log()
 	if lf := flags.Lookup("log-level"); lf == nil || !lf.Changed {
-		l, err := logging.New(app.stderr, relayLogLevel, app.logFormat)
+		l, err := app.newLogger(relayLogLevel)
 		if err != nil {
 			return relay.Config{}, exitcode.UsageError(err)
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/reliar/reliar/cmd/reliar/internal/admin"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
-	"github.com/reliar/reliar/cmd/reliar/internal/logging"
 )
 
 // serveLogLevel is serve's log level unless --log-level says otherwise: the
@@ -80,7 +79,7 @@ address cannot be listened on, 2 on bad input (no token, a bad URL or address).`
 		}
 		log := app.Log()
 		if lf := cmd.Flags().Lookup("log-level"); lf == nil || !lf.Changed {
-			l, err := logging.New(app.stderr, serveLogLevel, app.logFormat)
+			l, err := app.newLogger(serveLogLevel)
 			if err != nil {
 				return exitcode.UsageError(err)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/cmd/reliar/internal/logging"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/store/pgstore"
 )
@@ -210,7 +211,7 @@ func (b *pgBackend) pgStore(ctx context.Context) (*pgstore.Store, error) {
 	if b.scratch {
 		// The store warns at start-up about outbox tables in other schemas,
 		// which a fresh scratch schema always meets in a shared database.
-		log = slog.New(levelFloor{log.Handler(), slog.LevelError})
+		log = logging.Floor(log, slog.LevelError)
 	}
 	s, err := pgstore.New(ctx, b.pool, pgstore.WithSchema(b.schema), pgstore.WithLogger(log))
 	if err != nil {
@@ -272,22 +273,4 @@ func (t *pgTx) Rollback(ctx context.Context) error {
 		return err
 	}
 	return nil
-}
-
-// levelFloor drops the records of its handler below a minimum level.
-type levelFloor struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
-}
-
-func (h levelFloor) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return levelFloor{h.Handler.WithAttrs(attrs), h.min}
-}
-
-func (h levelFloor) WithGroup(name string) slog.Handler {
-	return levelFloor{h.Handler.WithGroup(name), h.min}
 }

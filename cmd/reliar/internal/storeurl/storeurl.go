@@ -47,9 +47,9 @@ func (e *URLError) Error() string {
 // Is matches ErrBadURL.
 func (e *URLError) Is(target error) bool { return target == ErrBadURL }
 
-// badURL builds a *URLError for raw, redacted.
+// badURL builds a *URLError for raw, redacted: see redact.Reason.
 func badURL(raw, format string, args ...any) error {
-	return &URLError{URL: redact.URL(raw), Reason: redact.String(fmt.Sprintf(format, args...))}
+	return &URLError{URL: redact.URL(raw), Reason: redact.Reason(raw, fmt.Sprintf(format, args...))}
 }
 
 // Location is a parsed database URL and the driver that serves its scheme.
@@ -77,6 +77,11 @@ func Parse(raw string) (Location, error) {
 	}
 	if u.Scheme == "" {
 		return Location{}, badURL(raw, "no scheme (want %s)", schemeList())
+	}
+	if redact.Unparsable(raw) {
+		// It parsed, but not as its writer meant: an unescaped # or ? in
+		// the password makes the rest a fragment or a query.
+		return Location{}, badURL(raw, "it does not parse as its writer meant")
 	}
 	scheme := strings.ToLower(u.Scheme)
 	// Drivers see the scheme in lower case, whatever the user typed.

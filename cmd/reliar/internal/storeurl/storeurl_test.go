@@ -3,7 +3,6 @@ package storeurl
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -377,18 +376,6 @@ func TestOpenMigrateExistingDatabases(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-	}
-}
-
-func TestLevelFloor(t *testing.T) {
-	var buf strings.Builder
-	base := slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})
-	log := slog.New(levelFloor{base, slog.LevelError}).With("a", 1).WithGroup("g")
-	log.Warn("dropped")
-	log.Error("kept", "b", 2)
-	out := buf.String()
-	if strings.Contains(out, "dropped") || !strings.Contains(out, "msg=kept a=1 g.b=2") {
-		t.Fatalf("output %q", out)
 	}
 }
 
