@@ -68,7 +68,9 @@ func TestJSONLogsParseWithSecretQuery(t *testing.T) {
 		"--broker", "http://127.0.0.1:1/hook?x=1&token="+token,
 		"--webhook-secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 		"--log-format", "json", "--log-level", "debug", "--idle-poll-interval", "100ms")
-	waitFor(t, "a failed publish logged", func() bool { return strings.Contains(p.stderr.String(), "127.0.0.1:1") && db.count(t, "attempts > 0") > 0 })
+	waitFor(t, "a failed publish logged", func() bool {
+		return strings.Contains(p.stderr.String(), "127.0.0.1:1") && db.count(t, "attempts > 0") > 0
+	})
 	if code, _ := p.stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("exit %d, want 0", code)
 	}
