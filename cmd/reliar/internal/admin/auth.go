@@ -36,24 +36,33 @@ func (s *Server) tokenMatches(presented string) bool {
 }
 
 // authenticate finds the request's caller. An Authorization header, when
-// present, decides alone: a wrong one is not rescued by a cookie.
-func (s *Server) authenticate(r *http.Request) (caller, bool) {
+// present, decides alone: a wrong one is not rescued by a cookie, and it
+// counts as a failed credential of the request's address, which is refused
+// with 429 once it failed too often (answered is then true: the answer is
+// written). A session cookie is not a guessable credential and is not
+// counted.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, asPage bool) (c caller, ok, answered bool) {
 	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, token, ok := strings.Cut(h, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || !s.tokenMatches(strings.TrimSpace(token)) {
-			return caller{}, false
+		if !s.admit(w, r, asPage) {
+			return caller{}, false, true
 		}
-		return caller{bearer: true}, true
+		scheme, token, found := strings.Cut(h, " ")
+		ok := found && strings.EqualFold(scheme, "Bearer") && s.tokenMatches(strings.TrimSpace(token))
+		s.checkDone(r, ok, "admin bearer token refused")
+		if !ok {
+			return caller{}, false, false
+		}
+		return caller{bearer: true}, true, false
 	}
-	c, err := r.Cookie(cookieName)
-	if err != nil || c.Value == "" {
-		return caller{}, false
+	ck, err := r.Cookie(cookieName)
+	if err != nil || ck.Value == "" {
+		return caller{}, false, false
 	}
-	sess, ok := s.sessions.get(c.Value)
-	if !ok {
-		return caller{}, false
+	sess, found := s.sessions.get(ck.Value)
+	if !found {
+		return caller{}, false, false
 	}
-	return caller{sessionID: c.Value, csrf: sess.csrf}, true
+	return caller{sessionID: ck.Value, csrf: sess.csrf}, true, false
 }
 
 // callerHandler is a handler that knows its caller.
@@ -62,13 +71,15 @@ type callerHandler func(w http.ResponseWriter, r *http.Request, c caller)
 // api requires authentication and answers 401 without it.
 func (s *Server) api(h callerHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		c, ok := s.authenticate(r)
-		if !ok {
+		c, ok, answered := s.authenticate(w, r, false)
+		switch {
+		case answered:
+		case !ok:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="reliar"`)
 			writeError(w, http.StatusUnauthorized, "authentication required: send Authorization: Bearer <token>, or log in")
-			return
+		default:
+			h(w, r, c)
 		}
-		h(w, r, c)
 	}
 }
 
@@ -76,12 +87,14 @@ func (s *Server) api(h callerHandler) http.HandlerFunc {
 // one.
 func (s *Server) page(h callerHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		c, ok := s.authenticate(r)
-		if !ok || c.bearer {
+		c, ok, answered := s.authenticate(w, r, true)
+		switch {
+		case answered:
+		case !ok || c.bearer:
 			http.Redirect(w, r, "/login", http.StatusSeeOther)
-			return
+		default:
+			h(w, r, c)
 		}
-		h(w, r, c)
 	}
 }
 

@@ -10,11 +10,11 @@ import (
 
 // TestAPIRequiresToken checks that every API endpoint answers 401 without
 // the token, with a wrong one, or with another scheme, and serves the right
-// one.
+// one. (Past ten failures a minute from one address, the answer is 429:
+// TestWrongBearerTokensRateLimited.)
 func TestAPIRequiresToken(t *testing.T) {
 	o := newPGOutbox(t)
 	ids := o.seedDead(t, deadSpec{typ: "orders.placed", note: "n"})
-	s := newTestServer(t, o.store, false)
 	page, err := o.store.ListDead(t.Context(), deadQueryAll())
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +44,9 @@ func TestAPIRequiresToken(t *testing.T) {
 		{"lower-case scheme", "bearer " + testToken, 0},
 	}
 	for _, e := range endpoints {
+		// A server per endpoint: its wrong tokens stay below the limit of
+		// failures per address.
+		s := newTestServer(t, o.store, false)
 		for _, a := range auths {
 			t.Run(e.method+" "+strings.SplitN(e.path, "?", 2)[0]+" "+a.name, func(t *testing.T) {
 				req := newRequest(t, e.method, s.ts.URL+e.path, e.body)

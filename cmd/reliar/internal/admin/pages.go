@@ -47,13 +47,27 @@ func parseTemplates() (*template.Template, error) {
 	return t, nil
 }
 
-// staticHandler serves the embedded stylesheet and script.
+// staticHandler serves the embedded stylesheet and script, and nothing
+// else: a path that names a directory, or ends with a slash, is not found,
+// so no listing is ever served.
 func staticHandler() http.Handler {
 	sub, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		panic(err) // the embedded folder is always there
 	}
-	return http.StripPrefix("/static/", http.FileServerFS(sub))
+	files := http.FileServerFS(sub)
+	return http.StripPrefix("/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.Path
+		if name == "" || strings.HasSuffix(name, "/") || !fs.ValidPath(name) {
+			http.NotFound(w, r)
+			return
+		}
+		if st, err := fs.Stat(sub, name); err != nil || st.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
 }
 
 // render executes a page into a buffer first, so that a template error
@@ -70,18 +84,21 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data any
 	_, _ = w.Write(b.Bytes())
 }
 
-// loginData fills the login form.
+// loginData fills the login form. It says nothing about the installation
+// (no database, host, schema or version): the form is the one page shown
+// before authentication.
 type loginData struct {
-	Database string
-	Error    string
+	Error string
 }
 
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
-	if c, ok := s.authenticate(r); ok && !c.bearer {
-		http.Redirect(w, r, "/", http.StatusSeeOther)
-		return
+	if ck, err := r.Cookie(cookieName); err == nil && ck.Value != "" {
+		if _, ok := s.sessions.get(ck.Value); ok {
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return
+		}
 	}
-	s.render(w, http.StatusOK, "login.html", loginData{Database: s.cfg.Database})
+	s.render(w, http.StatusOK, "login.html", loginData{})
 }
 
 // login checks the token of the login form and starts a session.
@@ -92,9 +109,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "cross-site request refused")
 		return
 	}
-	if !s.tokenMatches(r.PostFormValue("token")) {
-		s.log.Warn("admin login failed", "remote", r.RemoteAddr)
-		s.render(w, http.StatusUnauthorized, "login.html", loginData{Database: s.cfg.Database, Error: "That token is not valid."})
+	if !s.admit(w, r, true) {
+		return
+	}
+	ok := s.tokenMatches(r.PostFormValue("token"))
+	s.checkDone(r, ok, "admin login failed")
+	if !ok {
+		s.render(w, http.StatusUnauthorized, "login.html", loginData{Error: "That token is not valid."})
 		return
 	}
 	id, _ := s.sessions.create()

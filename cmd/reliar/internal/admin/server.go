@@ -46,7 +46,8 @@ type Config struct {
 	// Logger receives the audit records (info) and errors. Defaults to
 	// slog.Default().
 	Logger *slog.Logger
-	// Database names the database in the page's header, secrets redacted.
+	// Database names the database in the dashboard's header, secrets
+	// redacted. It is shown only after login.
 	Database string
 	// SampleInterval is how often Serve samples the gauges for the chart.
 	// Defaults to DefaultSampleInterval.
@@ -104,6 +105,7 @@ type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	sessions *sessions
+	guard    *guard
 	history  *history
 	pages    *template.Template
 	handler  http.Handler
@@ -126,6 +128,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:      cfg,
 		log:      cfg.Logger,
 		sessions: newSessions(sessionTTL, maxSessions, time.Now),
+		guard:    newGuard(maxFailures, failureWindow, maxGuarded, time.Now),
 		history:  newHistory(int(cfg.History/cfg.SampleInterval) + 1),
 		pages:    pages,
 	}

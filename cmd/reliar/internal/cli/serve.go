@@ -43,6 +43,10 @@ selection, or every row matching the filter, in bounded batches).
 Every request needs the access token (--token, better RELIAR_TOKEN, at least 16
 characters): browsers log in with it through a form, which sets an HttpOnly,
 SameSite=Strict session cookie; API clients send "Authorization: Bearer TOKEN".
+After ten failed logins or bearer tokens within a minute from one address, that
+address is answered 429 with Retry-After until the minute is over, and the
+burst is logged once. Nothing about the installation (database, host, schema)
+is shown before login, and no directory is ever listed.
 The JSON API:
   GET  /api/stats                  the gauges (as 'reliar stats --json') and their history
   GET  /api/dead?type=&tenant=&after=&limit=
