@@ -105,10 +105,22 @@ func (a *App) rootCommand() *cobra.Command {
 		Long: `reliar runs and operates Reliar transactional outboxes.
 
 Every flag can also be set with a RELIAR_* environment variable (--database-url
-is RELIAR_DATABASE_URL) or in a YAML file given with --config (or RELIAR_CONFIG):
-a top-level key applies to every command with that flag, a mapping named after a
-command to that command only. Flags win over the environment, which wins over the
-file.
+is RELIAR_DATABASE_URL) or in a YAML file given with --config (or RELIAR_CONFIG).
+The file's top level holds only the shared keys (database-url, schema, log-level,
+log-format); every other key sits in the section of its command:
+
+  database-url: postgres://relay@db:5432/shop
+  relay:
+    dispatchers: 2
+  purge:
+    dead-retention: 30d
+
+A key no command reads where it stands is an error (exit status 2) that names it
+and the closest valid key. --yes and --force are taken from the command line
+only. Flags win over the environment, which wins over the file.
+
+Zero or unset means the default in every flag, variable and key; a retention that
+keeps rows for ever is spelt "forever", a switch that is off "off".
 
 Results go to stdout; logs, errors and progress go to stderr. Exit status: 0 on
 success, 1 when the command failed, 2 on bad input.`,
@@ -161,10 +173,13 @@ func (a *App) prepare(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return exitcode.UsageError(err)
 	}
+	if err := file.Check(configLayout(cmd.Root())); err != nil {
+		return exitcode.UsageError(err)
+	}
 	section := strings.Fields(cmd.CommandPath())[1:]
-	// --yes confirms a destructive command; it counts only when typed on
-	// the command line, never from RELIAR_YES or a config file.
-	sources, err := config.Apply(cmd.Flags(), section, a.env.Getenv, file, "config", "help", "yes")
+	// --yes and --force confirm a destructive command; they count only when
+	// typed on the command line, never from a variable or a config file.
+	sources, err := config.Apply(cmd.Flags(), section, a.env.Getenv, file, commandLineOnly...)
 	if err != nil {
 		return exitcode.UsageError(err)
 	}

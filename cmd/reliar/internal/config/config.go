@@ -4,23 +4,33 @@
 // RELIAR_CONFIG variable).
 //
 // A flag --database-url is read from RELIAR_DATABASE_URL and from the file's
-// key database-url (database_url also works). Top-level keys apply to every
-// command that has a flag of that name; a mapping named after a command
-// applies to that command only and wins over the top level:
+// key database-url (database_url also works). The file's top level holds
+// only the keys every command shares — the database URL, the schema, the
+// log level and format — and every other key sits in the section of the
+// command it configures, which also wins over the top level:
 //
 //	log-level: info
 //	database-url: postgres://app@db:5432/orders
-//	demo:
-//	  messages: 1000
+//	relay:
+//	  dispatchers: 2
+//	purge:
+//	  dead-retention: 30d
+//	dead:
+//	  list:
+//	    limit: 500
 //
-// Keys that no flag of the running command reads are ignored, so one file
-// can serve every command.
+// A key that no command reads where it stands — misspelt, or a command's
+// key at the top level or under another command — is an error naming the
+// key and the closest valid one (see [File.Check]), so a file never
+// configures a command it was not meant for, and a typo never passes
+// silently.
 package config
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,6 +82,9 @@ func (e *ValueError) Is(target error) bool { return target == ErrInvalid }
 type File struct {
 	path   string
 	values map[string]any
+	// shared, once Check ran, are the only keys the top level gives values
+	// to.
+	shared []string
 }
 
 // Load reads and parses the YAML file at path; an empty path is an empty
@@ -126,6 +139,10 @@ func (f *File) lookup(section []string, key string) (any, string, bool) {
 	for i := len(levels) - 1; i >= 0; i-- {
 		v, ok := levels[i][key]
 		if !ok {
+			continue
+		}
+		if i == 0 && f.shared != nil && !slices.Contains(f.shared, key) {
+			// Only the shared keys live at the top level.
 			continue
 		}
 		if _, isMap := v.(map[string]any); isMap && i == 0 {
