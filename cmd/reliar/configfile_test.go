@@ -61,3 +61,57 @@ func TestConfigFileUnknownOrMisplacedKey(t *testing.T) {
 		})
 	}
 }
+
+// TestPurgeDeadRetentionZeroKeepsYoungDeadLetters runs the input of the
+// data loss report: a file with dead-retention: 0 at its top level (for the
+// relay, "0 keeps them"), then reliar purge --config. Nothing young is
+// deleted, whatever the file or the flags say, unless --force is typed.
+func TestPurgeDeadRetentionZeroKeepsYoungDeadLetters(t *testing.T) {
+	t.Parallel()
+	db := newPG(t)
+	db.migrate(t)
+	// Dead letters written by plain SQL: 1 second, 2 hours and 30 days old.
+	if _, err := db.pool.Exec(t.Context(), `INSERT INTO `+db.table()+` (id, message_type, payload, dead_at, dead_reason)
+		VALUES (gen_random_uuid(), 'dead_1s', '\x00', now() - interval '1 second', 'permanent'),
+		       (gen_random_uuid(), 'dead_2h', '\x00', now() - interval '2 hours', 'permanent'),
+		       (gen_random_uuid(), 'dead_30d', '\x00', now() - interval '30 days', 'permanent')`); err != nil {
+		t.Fatal(err)
+	}
+	left := func() (young, twoHours, old int) {
+		return db.count(t, "message_type = 'dead_1s'"), db.count(t, "message_type = 'dead_2h'"), db.count(t, "message_type = 'dead_30d'")
+	}
+	top := "database-url: " + postgresURL + "\nschema: " + db.schema + "\n"
+	purge := func(yaml string, args ...string) run {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		return command(t, ctx, t.TempDir(), t.TempDir(), nil, binary, append([]string{"purge", "--config", writeConfig(t, yaml)}, args...)...)
+	}
+	steps := []struct {
+		name           string
+		yaml           string
+		args           []string
+		code           int
+		young, h2, old int
+	}{
+		{"the report's input: a top-level key is refused", top + "dead-retention: 0\n", nil, 2, 1, 1, 1},
+		{"zero in purge's section is the 14-day default", top + "purge:\n  dead-retention: 0\n", nil, 0, 1, 1, 0},
+		{"under an hour is refused", top, []string{"--dead-retention", "30m"}, 2, 1, 1, 0},
+		{"forever keeps everything", top, []string{"--dead-retention", "forever", "--published-retention", "forever"}, 0, 1, 1, 0},
+		{"a negative retention is refused", top, []string{"--dead-retention", "-1s"}, 2, 1, 1, 0},
+		{"--force from the file does not count", top + "purge:\n  force: true\n", []string{"--dead-retention", "30m"}, 2, 1, 1, 0},
+		{"under an hour with --force", top, []string{"--dead-retention", "30m", "--force"}, 0, 1, 0, 0},
+	}
+	for _, s := range steps {
+		r := purge(s.yaml, s.args...)
+		young, h2, old := left()
+		if r.code != s.code || young != s.young || h2 != s.h2 || old != s.old {
+			t.Fatalf("%s: exit %d (want %d), dead letters left 1s=%d 2h=%d 30d=%d (want %d %d %d)\nstdout %q\nstderr %q",
+				s.name, r.code, s.code, young, h2, old, s.young, s.h2, s.old, r.stdout, r.stderr)
+		}
+		if r.code == 2 && (r.stdout != "" || strings.Count(r.stderr, "\n") != 1) {
+			t.Fatalf("%s: stdout %q, stderr %q; want nothing and one line", s.name, r.stdout, r.stderr)
+		}
+		t.Logf("%s: exit %d; %s", s.name, r.code, strings.TrimSpace(r.stderr+r.stdout))
+	}
+}

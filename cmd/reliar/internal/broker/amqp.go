@@ -26,6 +26,9 @@ const (
 	amqpProbeTimeout = 5 * time.Second
 )
 
+// amqpMaxName is the longest exchange name AMQP carries (a short string).
+const amqpMaxName = 255
+
 // parseAMQP checks an amqp:// or amqps:// URL and the exchange and routing
 // key options.
 func parseAMQP(raw string, o Options) (func(ctx context.Context) (*Broker, error), error) {
@@ -38,6 +41,9 @@ func parseAMQP(raw string, o Options) (func(ctx context.Context) (*Broker, error
 	case amqpDefaultExchangeFlag:
 		opts = append(opts, amqppub.WithExchange(""))
 	default:
+		if len(o.Exchange) > amqpMaxName {
+			return nil, fmt.Errorf("%w: --exchange of %d bytes, over the %d AMQP allows", ErrBadOption, len(o.Exchange), amqpMaxName)
+		}
 		opts = append(opts, amqppub.WithExchange(o.Exchange))
 	}
 	if o.RoutingKey != "" {

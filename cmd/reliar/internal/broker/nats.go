@@ -35,6 +35,9 @@ func parseNATS(raw string, o Options) (func(ctx context.Context) (*Broker, error
 	if prefix == "" {
 		prefix = natspub.DefaultSubjectPrefix
 	}
+	if err := checkSubjectPrefix(prefix); err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context) (*Broker, error) { return openNATS(ctx, raw, prefix, o.logger()) }, nil
 }
 
@@ -95,4 +98,20 @@ func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker,
 			return nil
 		},
 	}, nil
+}
+
+// checkSubjectPrefix refuses, before anything connects, a subject prefix
+// NATS would refuse: it must be dot-separated tokens, none empty, without
+// whitespace, control characters or wildcards (* and >).
+func checkSubjectPrefix(prefix string) error {
+	for tok := range strings.SplitSeq(prefix, ".") {
+		bad := tok == "" || tok == "*" || tok == ">"
+		for i := 0; i < len(tok) && !bad; i++ {
+			bad = tok[i] <= ' ' || tok[i] == 0x7f
+		}
+		if bad {
+			return fmt.Errorf("%w: --subject-prefix %q is not a valid subject prefix: dot-separated tokens, none empty, without spaces or the wildcards * and >", ErrBadOption, prefix)
+		}
+	}
+	return nil
 }

@@ -19,6 +19,14 @@ func parseRedis(raw string, o Options) (func(ctx context.Context) (*Broker, erro
 	if o.Stream != "" {
 		opts = append(opts, redispub.WithStream(o.Stream))
 	}
+	// The options are checked now, before anything connects: a client
+	// connects only when it is first used.
+	client := redis.NewClient(ropts)
+	_, err = redispub.New(client, opts...)
+	_ = client.Close()
+	if err != nil {
+		return nil, badOption(err)
+	}
 	return func(context.Context) (*Broker, error) { return openRedis(ropts, opts) }, nil
 }
 

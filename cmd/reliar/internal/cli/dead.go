@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	"github.com/reliar/reliar/cmd/reliar/internal/flagval"
 	"github.com/reliar/reliar/cmd/reliar/internal/ops"
 	"github.com/reliar/reliar/outbox"
 )
@@ -45,20 +46,25 @@ type deadFilters struct {
 	limit       int
 }
 
+// The page size of dead list and the batch size of --all-matching: the
+// store's default and cap.
+const (
+	deadLimitDefault = 100
+	deadLimitMax     = 1000
+)
+
 func addDeadFilters(cmd *cobra.Command, f *deadFilters, limitUsage string) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.messageType, "type", "", "only rows of this message type")
 	fl.StringVar(&f.tenant, "tenant", "", "only rows of this tenant id")
 	fl.Var(&f.before, "before", "only rows that went dead before this time: RFC 3339, a date, or a duration ago (24h, 7d)")
 	fl.Int64Var(&f.after, "after", 0, "only rows with a larger sequence (the cursor a previous page printed)")
-	fl.IntVar(&f.limit, "limit", 100, limitUsage)
+	flagval.Int(fl, &f.limit, "limit", deadLimitDefault, limitUsage, deadLimitMax)
 }
 
 // query validates the filters and returns the store's query.
 func (f *deadFilters) query() (outbox.DeadQuery, error) {
 	switch {
-	case f.limit < 1 || f.limit > 1000:
-		return outbox.DeadQuery{}, exitcode.UsageError(fmt.Errorf("--limit must be between 1 and 1000, not %d", f.limit))
 	case f.after < 0:
 		return outbox.DeadQuery{}, exitcode.UsageError(fmt.Errorf("--after must not be negative, not %d", f.after))
 	}

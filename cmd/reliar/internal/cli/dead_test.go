@@ -147,8 +147,8 @@ func TestDeadBadInput(t *testing.T) {
 	}{
 		{"bad before", []string{"dead", "list", "--before", "yesterday"}, `invalid argument "yesterday"`},
 		{"negative before", []string{"dead", "list", "--before", "-2h"}, "a positive duration ago"},
-		{"limit zero", []string{"dead", "list", "--limit", "0"}, "--limit must be between 1 and 1000"},
-		{"limit too large", []string{"dead", "list", "--limit", "5000"}, "--limit must be between 1 and 1000"},
+		{"negative limit", []string{"dead", "list", "--limit", "-1"}, `for "--limit" flag`},
+		{"limit too large", []string{"dead", "list", "--limit", "5000"}, "at most 1000"},
 		{"negative after", []string{"dead", "list", "--after", "-1"}, "--after must not be negative"},
 		{"list takes no ids", []string{"dead", "list", id}, `unknown command "` + id + `"`},
 		{"bad id", []string{"dead", "retry", "not-a-uuid"}, `bad message id "not-a-uuid"`},
@@ -156,7 +156,7 @@ func TestDeadBadInput(t *testing.T) {
 		{"no ids", []string{"dead", "retry"}, "name the dead rows by id, or select them with --all-matching"},
 		{"ids and all-matching", []string{"dead", "purge", "--all-matching", "--yes", id}, "give ids or --all-matching, not both"},
 		{"filter without all-matching", []string{"dead", "retry", "--type", "x", id}, "--type selects rows with --all-matching only"},
-		{"all-matching bad limit", []string{"dead", "retry", "--all-matching", "--yes", "--limit", "0"}, "--limit must be between 1 and 1000"},
+		{"all-matching bad limit", []string{"dead", "retry", "--all-matching", "--yes", "--limit", "1001"}, `for "--limit" flag`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

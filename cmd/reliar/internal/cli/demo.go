@@ -9,6 +9,7 @@ import (
 
 	"github.com/reliar/reliar/cmd/reliar/internal/demo"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	"github.com/reliar/reliar/cmd/reliar/internal/flagval"
 	"github.com/reliar/reliar/cmd/reliar/internal/progress"
 )
 
@@ -46,22 +47,14 @@ and the exit status is 1 if any message was lost or unexpected.`,
 		Args: cobra.NoArgs,
 	}
 	f := cmd.Flags()
-	f.IntVar(&cfg.Messages, "messages", demo.DefaultMessages, "orders to commit")
+	flagval.Int(f, &cfg.Messages, "messages", demo.DefaultMessages, "orders to commit", 0)
 	f.StringVar(&cfg.DatabaseURL, "database-url", "", "run on a fresh schema of this database: postgres://… or mysql://… (default: a SQLite file in a temporary folder)")
 	f.StringVar(&cfg.NATSURL, "nats-url", "", "run on this NATS server with JetStream (default: an embedded server)")
-	f.IntVar(&cfg.Producers, "producers", demo.DefaultProducers, "goroutines placing orders concurrently")
-	f.DurationVar(&cfg.Timeout, "timeout", demo.DefaultTimeout, "longest wait for the deliveries after the last commit")
+	flagval.Int(f, &cfg.Producers, "producers", demo.DefaultProducers, "goroutines placing orders concurrently", 0)
+	flagval.Duration(f, &cfg.Timeout, "timeout", demo.DefaultTimeout, "longest wait for the deliveries after the last commit", 0)
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON document")
 
 	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
-		switch {
-		case cfg.Messages <= 0:
-			return exitcode.UsageError(fmt.Errorf("--messages must be positive, not %d", cfg.Messages))
-		case cfg.Producers <= 0:
-			return exitcode.UsageError(fmt.Errorf("--producers must be positive, not %d", cfg.Producers))
-		case cfg.Timeout <= 0:
-			return exitcode.UsageError(fmt.Errorf("--timeout must be positive, not %v", cfg.Timeout))
-		}
 		if cfg.DatabaseURL != "" {
 			if _, err := app.Location(cfg.DatabaseURL); err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reliar/reliar/cmd/reliar/internal/doctor"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	"github.com/reliar/reliar/cmd/reliar/internal/flagval"
 	"github.com/reliar/reliar/cmd/reliar/internal/ops"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/store/pgstore"
@@ -66,19 +67,15 @@ on bad input.`,
 	}
 	addDBFlags(cmd, &db, true)
 	f := cmd.Flags()
-	ops.DurationVar(f, &th.WarnAge, "warn-age", doctor.DefaultWarnAge, "age from which a transaction, lapsed lease or due row warns")
-	ops.DurationVar(f, &th.RedAge, "red-age", doctor.DefaultRedAge, "age from which it is red")
-	ops.DurationVar(f, &timeout, "timeout", time.Minute, "longest time to connect and check")
+	flagval.Duration(f, &th.WarnAge, "warn-age", doctor.DefaultWarnAge, "age from which a transaction, lapsed lease or due row warns", 0)
+	flagval.Duration(f, &th.RedAge, "red-age", doctor.DefaultRedAge, "age from which it is red", 0)
+	flagval.Duration(f, &timeout, "timeout", time.Minute, "longest time to connect and check", 0)
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON document")
 
 	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
 		switch {
-		case th.WarnAge <= 0 || th.RedAge <= 0:
-			return exitcode.UsageError(errors.New("--warn-age and --red-age must be positive"))
 		case th.WarnAge > th.RedAge:
 			return exitcode.UsageError(fmt.Errorf("--warn-age %s is above --red-age %s", ops.FormatDuration(th.WarnAge), ops.FormatDuration(th.RedAge)))
-		case timeout <= 0:
-			return exitcode.UsageError(errors.New("--timeout must be positive"))
 		}
 		loc, err := app.Location(db.url)
 		if err != nil {

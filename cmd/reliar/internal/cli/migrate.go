@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reliar/reliar/cmd/reliar/internal/flagval"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 )
 
@@ -41,7 +42,7 @@ The last line on stdout is
 	f := cmd.Flags()
 	f.BoolVar(&printSQL, "print-sql", false, "print the migrations' SQL instead of applying it")
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON document")
-	f.DurationVar(&timeout, "timeout", time.Minute, "longest time to connect and migrate")
+	flagval.Duration(f, &timeout, "timeout", time.Minute, "longest time to connect and migrate", 0)
 
 	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
 		loc, err := app.Location(db.url)

@@ -27,13 +27,17 @@ func TestPurge(t *testing.T) {
 				// The rows are seconds old: the default retentions keep
 				// them, but the expired row goes dead.
 				{"defaults", nil, "purge: published_deleted=0 dead_deleted=0 expired=1 passes=1"},
-				{"one pass", []string{"--published-retention", "0s", "--dead-retention", "14d", "--batch-size", "2"},
+				// Zero is the default, never "delete everything": young rows
+				// go only with a tiny retention, and dead ones with --force.
+				{"zero is the default", []string{"--published-retention", "0s", "--dead-retention", "0", "--force"},
+					"purge: published_deleted=0 dead_deleted=0 expired=0 passes=1"},
+				{"one pass", []string{"--published-retention", "1ms", "--dead-retention", "14d", "--batch-size", "2"},
 					"purge: published_deleted=2 dead_deleted=0 expired=0 passes=1"},
 				// 3 published and 4 dead in batches of 2: the second pass
 				// deletes a full batch of dead rows, so a third finds none.
-				{"loop", []string{"--published-retention", "0s", "--dead-retention", "0s", "--batch-size", "2", "--loop"},
+				{"loop", []string{"--published-retention", "1ms", "--dead-retention", "1ms", "--force", "--batch-size", "2", "--loop"},
 					"purge: published_deleted=3 dead_deleted=4 expired=0 passes=3"},
-				{"nothing left", []string{"--published-retention", "0s", "--dead-retention", "0s", "--loop"},
+				{"nothing left", []string{"--published-retention", "1ms", "--dead-retention", "1ms", "--force", "--loop"},
 					"purge: published_deleted=0 dead_deleted=0 expired=0 passes=1"},
 			}
 			for _, tt := range tests {
@@ -63,10 +67,13 @@ func TestPurgeBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"bad duration", nil, []string{"--published-retention", "forever"}, `invalid argument "forever" for "--published-retention"`},
+		{"bad duration", nil, []string{"--published-retention", "never"}, `invalid argument "never" for "--published-retention"`},
+		{"off is not a retention", nil, []string{"--dead-retention", "off"}, `invalid argument "off" for "--dead-retention"`},
+		{"young dead letters", nil, []string{"--dead-retention", "59m"}, "add --force"},
+		{"force from env", map[string]string{"RELIAR_FORCE": "true"}, []string{"--dead-retention", "1s"}, "add --force"},
 		{"negative duration", nil, []string{"--dead-retention", "-1h"}, "must not be negative"},
 		{"fractional days", nil, []string{"--dead-retention", "1.5d"}, "want a whole number of days"},
-		{"zero batch", nil, []string{"--batch-size", "0"}, "--batch-size must be positive"},
+		{"negative batch", nil, []string{"--batch-size", "-1"}, `"--batch-size"`},
 		{"bad duration from env", map[string]string{"RELIAR_DEAD_RETENTION": "soon"}, nil, "RELIAR_DEAD_RETENTION"},
 	}
 	for _, tt := range tests {

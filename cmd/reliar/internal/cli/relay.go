@@ -12,6 +12,7 @@ import (
 
 	"github.com/reliar/reliar/cmd/reliar/internal/broker"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	"github.com/reliar/reliar/cmd/reliar/internal/flagval"
 	"github.com/reliar/reliar/cmd/reliar/internal/relay"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/outbox"
@@ -22,13 +23,16 @@ import (
 // at info, where operator commands stay quiet at warn.
 const relayLogLevel = "info"
 
-// relayFlags are the flags of reliar relay.
+// relayFlags are the flags of reliar relay. Every number and duration left
+// unset stays zero, so that the dispatcher derives it from the ones that
+// are set (a shorter --lease brings the timeouts down with it).
 type relayFlags struct {
 	db         dbFlags
 	brokerURL  string
 	brokerOpts broker.Options
 
 	dispatchers      int
+	poolSize         int
 	batchSize        int
 	maxInFlight      int
 	pollInterval     time.Duration
@@ -118,7 +122,6 @@ shown with their secrets masked.`,
 
 // addRelayFlags declares the relay's flags on cmd.
 func addRelayFlags(cmd *cobra.Command, f *relayFlags) {
-	d := outbox.DefaultSettings()
 	fl := cmd.Flags()
 	addDBFlags(cmd, &f.db, true)
 	fl.StringVar(&f.brokerURL, "broker", "", "broker URL: nats://, kafka://, amqp://, redis:// or http(s):// (env RELIAR_BROKER)")
@@ -129,35 +132,40 @@ func addRelayFlags(cmd *cobra.Command, f *relayFlags) {
 	fl.StringVar(&f.brokerOpts.Stream, "stream", "", `Redis: stream (default "reliar")`)
 	fl.StringSliceVar(&f.brokerOpts.WebhookSecrets, "webhook-secret", nil, "webhook: Standard Webhooks signing secret (whsec_…); repeatable, to rotate")
 
-	fl.IntVar(&f.dispatchers, "dispatchers", 1, "dispatchers in this process")
-	fl.IntVar(&f.batchSize, "batch-size", d.BatchSize, "rows one claim asks for")
-	fl.IntVar(&f.maxInFlight, "max-in-flight", d.MaxInFlight, "rows a dispatcher holds at once")
-	fl.DurationVar(&f.pollInterval, "poll-interval", d.PollInterval, "wait after a claim that returned fewer rows than asked")
-	fl.DurationVar(&f.idlePollInterval, "idle-poll-interval", d.IdlePollInterval, "wait after an empty claim, and between start-up attempts")
-	fl.DurationVar(&f.lease, "lease", d.Lease, "how long a claim holds a row (renewed every lease/2)")
-	fl.DurationVar(&f.publishTimeout, "publish-timeout", d.PublishTimeout, "bound of one publish")
-	fl.DurationVar(&f.storeTimeout, "store-timeout", d.StoreTimeout, "bound of every store call")
-	fl.DurationVar(&f.drainTimeout, "drain-timeout", d.DrainTimeout, "bound of the whole shutdown after SIGTERM")
-	fl.DurationVar(&f.statsInterval, "stats-interval", d.StatsInterval, "how often the table's gauges are read (0 disables)")
-	fl.IntVar(&f.maxAttempts, "max-attempts", outbox.DefaultBackoff().MaxAttempts, "failed publishes before a message is dead")
-	fl.IntVar(&f.maxClaims, "max-claims", d.MaxClaims, "lapsed leases before a message is dead (it keeps crashing or hanging the relay)")
-	fl.IntVar(&f.breakerThreshold, "breaker-threshold", d.BreakerThreshold, "consecutive transient failures that open the circuit breaker (0 disables it)")
-	fl.StringVar(&f.ordering, "ordering", "unordered", "unordered, or per-key: rows of one ordering key published one at a time, in order")
+	flagval.Int(fl, &f.dispatchers, "dispatchers", 0, fmt.Sprintf("dispatchers in this process, at most %d; they share one store, one pool and one wake-up listener (default 1)", relay.MaxDispatchers), relay.MaxDispatchers)
+	flagval.Int(fl, &f.poolSize, "pool-size", 0, fmt.Sprintf("database connections the relay's pool holds, at most %d; it must serve every dispatcher (default the URL's pool_max_conns, else %d)", maxPoolSize, storeurl.DefaultPoolSize), maxPoolSize)
+	flagval.Int(fl, &f.batchSize, "batch-size", 0, "rows one claim asks for (default 512, or --max-in-flight when lower)", 0)
+	flagval.Int(fl, &f.maxInFlight, "max-in-flight", 0, "rows a dispatcher holds at once (default three claims: 3 × --batch-size)", 0)
+	flagval.Duration(fl, &f.pollInterval, "poll-interval", 0, "wait after a claim that returned fewer rows than asked (default 100ms)", 0)
+	flagval.Duration(fl, &f.idlePollInterval, "idle-poll-interval", 0, "wait after an empty claim, and between start-up attempts (default 1s)", 0)
+	flagval.Duration(fl, &f.lease, "lease", 0, "how long a claim holds a row, renewed every lease/2 (default 30s); the timeouts left unset shrink with it", 0)
+	flagval.Duration(fl, &f.publishTimeout, "publish-timeout", 0, "bound of one publish (default 10s, or lease/3 when shorter)", 0)
+	flagval.Duration(fl, &f.storeTimeout, "store-timeout", 0, "bound of every store call (default 5s, or lease/6 when shorter)", 0)
+	flagval.Duration(fl, &f.drainTimeout, "drain-timeout", 0, "bound of the whole shutdown after SIGTERM (default 20s, or 2/3 of the lease when shorter)", 0)
+	flagval.Duration(fl, &f.statsInterval, "stats-interval", 0, `how often the table's gauges are read (default 15s; "off" disables)`, 0, flagval.Off)
+	flagval.Int(fl, &f.maxAttempts, "max-attempts", 0, `failed publishes before a message is dead (default 10; "off" retries for ever)`, 0, flagval.Off)
+	flagval.Int(fl, &f.maxClaims, "max-claims", 0, "lapsed leases before a message is dead: it keeps crashing or hanging the relay (default 5)", 0)
+	flagval.Int(fl, &f.breakerThreshold, "breaker-threshold", 0, `consecutive transient failures that open the circuit breaker (default 20; "off" disables it)`, 0, flagval.Off)
+	fl.StringVar(&f.ordering, "ordering", "", "unordered, or per-key: rows of one ordering key published one at a time, in order (default unordered)")
 	fl.BoolVar(&f.noListen, "no-listen", false, "do not LISTEN for new rows; poll only (PgBouncer in transaction pooling mode)")
 
 	fl.BoolVar(&f.migrate, "migrate", false, "apply the store's migrations at start-up")
 	fl.BoolVar(&f.noMaintainer, "no-maintainer", false, "do not run the maintainer (retention and expiry)")
-	fl.DurationVar(&f.publishedRetention, "published-retention", outbox.DefaultPublishedRetention, "delete published rows older than this (0 keeps them)")
-	fl.DurationVar(&f.deadRetention, "dead-retention", outbox.DefaultDeadRetention, "delete dead rows older than this (0 keeps them)")
-	fl.DurationVar(&f.maintenanceInterval, "maintenance-interval", outbox.DefaultMaintainerSettings().Interval, "time between maintenance passes")
+	flagval.Duration(fl, &f.publishedRetention, "published-retention", 0, `delete published rows older than this (default 24h; "forever" keeps them)`, 0, flagval.Forever)
+	flagval.Duration(fl, &f.deadRetention, "dead-retention", 0, `delete dead rows older than this (default 14d; "forever" keeps them)`, 0, flagval.Forever)
+	flagval.Duration(fl, &f.maintenanceInterval, "maintenance-interval", 0, "time between maintenance passes (default 1m)", 0)
 
-	fl.StringVar(&f.metricsAddr, "metrics-addr", relay.DefaultMetricsAddr, "address of /metrics, /healthz and /readyz (loopback by default; the pod's address in Kubernetes)")
+	flagval.Addr(fl, &f.metricsAddr, "metrics-addr", relay.DefaultMetricsAddr, "address of /metrics, /healthz and /readyz (loopback by default; the pod's address in Kubernetes)")
 	fl.StringVar(&f.eventsFile, "events-file", "", "write every dispatcher event to this file as JSON lines (for the chaos checker)")
 	_ = fl.MarkHidden("events-file")
 }
 
-// config turns the flags into the relay's configuration; bad values are
-// bad input (exit status 2).
+// maxPoolSize bounds --pool-size.
+const maxPoolSize = 1000
+
+// config turns the flags into the relay's configuration, checking every
+// value before anything connects; bad values are bad input (exit status
+// 2), every problem reported at once.
 func (f *relayFlags) config(app *App, flags *pflag.FlagSet) (relay.Config, error) {
 	log := app.Log()
 	if lf := flags.Lookup("log-level"); lf == nil || !lf.Changed {
@@ -174,19 +182,16 @@ func (f *relayFlags) config(app *App, flags *pflag.FlagSet) (relay.Config, error
 	if f.brokerURL == "" {
 		return relay.Config{}, exitcode.UsageError(errors.New("--broker is required (or RELIAR_BROKER)"))
 	}
+	settings, problems := f.settings()
 	f.brokerOpts.Logger = log
-	f.brokerOpts.Concurrency = f.maxInFlight * max(f.dispatchers, 1)
+	f.brokerOpts.Concurrency = settings.WithDefaults().MaxInFlight * max(f.dispatchers, 1)
 	bl, err := broker.Parse(f.brokerURL, f.brokerOpts)
 	if err != nil {
-		return relay.Config{}, exitcode.UsageError(err)
-	}
-	settings, err := f.settings()
-	if err != nil {
-		return relay.Config{}, err
+		problems = append(problems, err)
 	}
 	cfg := relay.Config{
 		Store:        loc,
-		StoreOptions: storeurl.Options{Schema: f.db.schema, Logger: log},
+		StoreOptions: storeurl.Options{Schema: f.db.schema, Logger: log, MaxConns: f.poolSize},
 		Broker:       bl,
 		Dispatchers:  f.dispatchers,
 		Settings:     settings,
@@ -196,91 +201,133 @@ func (f *relayFlags) config(app *App, flags *pflag.FlagSet) (relay.Config, error
 		EventsFile:   f.eventsFile,
 		Logger:       log,
 	}
+	if err := f.checkPool(cfg); err != nil {
+		problems = append(problems, err)
+	}
 	if !f.noMaintainer {
-		m, err := f.maintainer()
-		if err != nil {
-			return relay.Config{}, err
+		m := outbox.MaintainerSettings{
+			PublishedRetention: f.publishedRetention,
+			DeadRetention:      f.deadRetention,
+			Interval:           f.maintenanceInterval,
+		}
+		if err := m.Validate(); err != nil {
+			problems = append(problems, namedFlags(err))
 		}
 		cfg.Maintainer = &m
+	}
+	if len(problems) > 0 {
+		return relay.Config{}, exitcode.UsageError(joinProblems(problems))
 	}
 	return cfg, nil
 }
 
-// settings builds the dispatchers' settings from the flags.
-func (f *relayFlags) settings() (outbox.Settings, error) {
-	if f.dispatchers <= 0 {
-		return outbox.Settings{}, exitcode.UsageError(fmt.Errorf("--dispatchers must be positive, not %d", f.dispatchers))
+// checkPool refuses more dispatchers than the pool can serve.
+func (f *relayFlags) checkPool(cfg relay.Config) error {
+	pool := cfg.Store.PoolSize(cfg.StoreOptions)
+	need := relay.PoolNeed(cfg.Dispatchers)
+	if pool > 0 && pool < need {
+		return fmt.Errorf("--dispatchers %d needs a pool of at least %d connections (%d per dispatcher, and %d for the maintainer and readiness), but --pool-size (or the URL's pool_max_conns) gives %d: raise --pool-size or lower --dispatchers",
+			max(cfg.Dispatchers, 1), need, relay.ConnsPerDispatcher, relay.ConnsShared, pool)
 	}
-	s := outbox.DefaultSettings()
-	s.BatchSize, s.MaxInFlight = f.batchSize, f.maxInFlight
-	s.PollInterval, s.IdlePollInterval = f.pollInterval, f.idlePollInterval
-	s.Lease, s.PublishTimeout, s.StoreTimeout, s.DrainTimeout = f.lease, f.publishTimeout, f.storeTimeout, f.drainTimeout
-	s.StatsInterval, s.MaxClaims, s.BreakerThreshold = f.statsInterval, f.maxClaims, f.breakerThreshold
-	if s.StatsInterval == 0 {
-		s.StatsInterval = outbox.Off
+	return nil
+}
+
+// settings builds the dispatchers' settings from the flags: zero where a
+// flag is unset, so that the dispatcher derives it. Problems are returned,
+// every one, with the flags named.
+func (f *relayFlags) settings() (outbox.Settings, []error) {
+	s := outbox.Settings{
+		BatchSize: f.batchSize, MaxInFlight: f.maxInFlight,
+		PollInterval: f.pollInterval, IdlePollInterval: f.idlePollInterval,
+		Lease: f.lease, PublishTimeout: f.publishTimeout, StoreTimeout: f.storeTimeout, DrainTimeout: f.drainTimeout,
+		StatsInterval: f.statsInterval, MaxClaims: f.maxClaims, BreakerThreshold: f.breakerThreshold,
 	}
-	if s.BreakerThreshold == 0 {
-		s.BreakerThreshold = outbox.Off
+	if f.maxAttempts != 0 {
+		s.Retry = outbox.ExponentialBackoff{MaxAttempts: f.maxAttempts}
 	}
-	retry := outbox.DefaultBackoff()
-	retry.MaxAttempts = f.maxAttempts
-	s.Retry = retry
+	var problems []error
 	switch strings.ToLower(f.ordering) {
-	case "unordered":
+	case "", "unordered":
 		s.Ordering = outbox.Unordered
 	case "per-key", "perkey":
 		s.Ordering = outbox.PerKey
 	default:
-		return s, exitcode.UsageError(fmt.Errorf("--ordering %q: want unordered or per-key", f.ordering))
+		problems = append(problems, fmt.Errorf("--ordering %q: want unordered or per-key", f.ordering))
 	}
 	if err := s.Validate(outbox.Capabilities{PerKeyOrdering: true}); err != nil {
-		return s, exitcode.UsageError(settingsError(err))
+		problems = append(problems, namedFlags(err))
 	}
-	return s, nil
+	return s, problems
 }
 
-// maintainer builds the maintainer's settings from the flags.
-func (f *relayFlags) maintainer() (outbox.MaintainerSettings, error) {
-	m := outbox.DefaultMaintainerSettings()
-	m.Interval = f.maintenanceInterval
-	if m.Interval <= 0 {
-		return m, exitcode.UsageError(fmt.Errorf("--maintenance-interval must be positive, not %v", m.Interval))
+// settingFlags names the flag of each dispatcher and maintainer setting,
+// for errors, longest names first so that replacing them in a text never
+// cuts one in two.
+var settingFlags = []struct{ field, flag string }{
+	{"Retry.MaxAttempts", "--max-attempts"}, {"PublishedRetention", "--published-retention"},
+	{"IdlePollInterval", "--idle-poll-interval"}, {"BreakerThreshold", "--breaker-threshold"},
+	{"DeadRetention", "--dead-retention"}, {"PublishTimeout", "--publish-timeout"},
+	{"StatsInterval", "--stats-interval"}, {"DrainTimeout", "--drain-timeout"},
+	{"StoreTimeout", "--store-timeout"}, {"PollInterval", "--poll-interval"},
+	{"MaxInFlight", "--max-in-flight"}, {"BatchSize", "--batch-size"},
+	{"MaxClaims", "--max-claims"}, {"Interval", "--maintenance-interval"},
+	{"Ordering", "--ordering"}, {"Lease", "--lease"},
+}
+
+// namedFlags rewrites the *outbox.ConfigErrors of err in the words of the
+// flags: "--lease (1s) must be longer than --publish-timeout (10s)".
+func namedFlags(err error) error {
+	var all []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		all = j.Unwrap()
+	} else {
+		all = []error{err}
 	}
-	for _, r := range []struct {
-		flag string
-		v    time.Duration
-		dst  *time.Duration
-	}{
-		{"--published-retention", f.publishedRetention, &m.PublishedRetention},
-		{"--dead-retention", f.deadRetention, &m.DeadRetention},
-	} {
-		switch {
-		case r.v < 0:
-			return m, exitcode.UsageError(fmt.Errorf("%s must not be negative, not %v (0 keeps rows forever)", r.flag, r.v))
-		case r.v == 0:
-			*r.dst = outbox.KeepForever
-		default:
-			*r.dst = r.v
+	out := make([]error, 0, len(all))
+	for _, e := range all {
+		var ce *outbox.ConfigError
+		if !errors.As(e, &ce) {
+			out = append(out, e)
+			continue
+		}
+		text := ce.Field + " " + ce.Reason
+		for _, sf := range settingFlags {
+			text = strings.ReplaceAll(text, sf.field, sf.flag)
+		}
+		text = strings.ReplaceAll(text, "(zero means the default)", "(zero or unset means the default)")
+		text = strings.ReplaceAll(text, "KeepForever", `"forever"`)
+		text = strings.ReplaceAll(text, "or Off", `or "off"`)
+		out = append(out, fmt.Errorf("%s: %w", text, outbox.ErrInvalidSettings))
+	}
+	return errors.Join(out...)
+}
+
+// joinProblems makes one error of every problem found, on one line.
+func joinProblems(problems []error) error {
+	var flat []error
+	for _, p := range problems {
+		if j, ok := p.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+		} else {
+			flat = append(flat, p)
 		}
 	}
-	return m, nil
-}
-
-// settingFlags names the flag of each dispatcher setting, for errors.
-var settingFlags = map[string]string{
-	"BatchSize": "--batch-size", "MaxInFlight": "--max-in-flight", "PollInterval": "--poll-interval",
-	"IdlePollInterval": "--idle-poll-interval", "Lease": "--lease", "PublishTimeout": "--publish-timeout",
-	"StoreTimeout": "--store-timeout", "DrainTimeout": "--drain-timeout", "MaxClaims": "--max-claims",
-	"BreakerThreshold": "--breaker-threshold", "Retry.MaxAttempts": "--max-attempts",
-}
-
-// settingsError names the flag behind an invalid dispatcher setting.
-func settingsError(err error) error {
-	var ce *outbox.ConfigError
-	if errors.As(err, &ce) {
-		if flag, ok := settingFlags[ce.Field]; ok {
-			return fmt.Errorf("%s: %w", flag, err)
-		}
+	if len(flat) == 1 {
+		return flat[0]
 	}
-	return err
+	return &problemList{flat}
 }
+
+// problemList is several problems of one command's input, shown on one
+// line separated by semicolons.
+type problemList struct{ errs []error }
+
+func (p *problemList) Error() string {
+	parts := make([]string, len(p.errs))
+	for i, e := range p.errs {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (p *problemList) Unwrap() []error { return p.errs }

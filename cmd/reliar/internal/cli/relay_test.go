@@ -44,8 +44,8 @@ func TestRelayConfigFromFlags(t *testing.T) {
 	cfg, err := relayConfig(t, "--database-url", postgresURL, "--schema", "billing", "--broker", "kafka://127.0.0.1:9092",
 		"--topic", "invoices", "--dispatchers", "3", "--batch-size", "7", "--max-in-flight", "9", "--poll-interval", "10ms",
 		"--idle-poll-interval", "20ms", "--lease", "40s", "--publish-timeout", "5s", "--store-timeout", "3s",
-		"--drain-timeout", "15s", "--max-attempts", "4", "--max-claims", "2", "--breaker-threshold", "0",
-		"--stats-interval", "0", "--ordering", "per-key", "--no-listen", "--migrate", "--published-retention", "0",
+		"--drain-timeout", "15s", "--max-attempts", "4", "--max-claims", "2", "--breaker-threshold", "off",
+		"--stats-interval", "off", "--ordering", "per-key", "--no-listen", "--migrate", "--published-retention", "forever",
 		"--dead-retention", "48h", "--maintenance-interval", "5s", "--events-file", "ev.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -79,9 +79,9 @@ func TestRelayConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := outbox.DefaultSettings()
-	if cfg.Settings.BatchSize != d.BatchSize || cfg.Settings.Lease != d.Lease || cfg.Settings.Ordering != outbox.Unordered || cfg.Dispatchers != 1 {
-		t.Errorf("settings %+v, want the defaults", cfg.Settings)
+	// Unset flags stay zero: the dispatcher takes its defaults.
+	if s := cfg.Settings; s != (outbox.Settings{}) || cfg.Dispatchers != 0 {
+		t.Errorf("settings %+v, dispatchers %d; want zero values", s, cfg.Dispatchers)
 	}
 	if cfg.Maintainer != nil || cfg.NoWakeups || cfg.Migrate {
 		t.Errorf("config %+v", cfg)
@@ -101,11 +101,15 @@ func TestRelayBadFlags(t *testing.T) {
 		{"no database", []string{"--broker", natsURL}, "--database-url is required"},
 		{"bad broker", []string{"--database-url", postgresURL, "--broker", "nats://"}, "bad broker URL"},
 		{"max attempts", []string{"--database-url", postgresURL, "--broker", natsURL, "--max-attempts", "-5"}, "--max-attempts"},
-		{"store timeout", []string{"--database-url", postgresURL, "--broker", natsURL, "--store-timeout", "20s"}, "--store-timeout"},
+		{"store timeout", []string{"--database-url", postgresURL, "--broker", natsURL, "--lease", "30s", "--store-timeout", "20s"}, "--store-timeout"},
 		{"ordering", []string{"--database-url", postgresURL, "--broker", natsURL, "--ordering", "fifo"}, "--ordering"},
 		{"dispatchers", []string{"--database-url", postgresURL, "--broker", natsURL, "--dispatchers", "-2"}, "--dispatchers"},
 		{"dead retention", []string{"--database-url", postgresURL, "--broker", natsURL, "--dead-retention", "-1s"}, "--dead-retention"},
-		{"maintenance interval", []string{"--database-url", postgresURL, "--broker", natsURL, "--maintenance-interval", "0"}, "--maintenance-interval"},
+		{"maintenance interval", []string{"--database-url", postgresURL, "--broker", natsURL, "--maintenance-interval", "-1m"}, "--maintenance-interval"},
+		{"too many dispatchers", []string{"--database-url", postgresURL, "--broker", natsURL, "--dispatchers", "1000"}, "--dispatchers"},
+		{"dispatchers beyond the pool", []string{"--database-url", postgresURL, "--broker", natsURL, "--dispatchers", "8"}, "--pool-size"},
+		{"metrics port", []string{"--database-url", postgresURL, "--broker", natsURL, "--metrics-addr", "0.0.0.0:99999"}, "--metrics-addr"},
+		{"subject prefix", []string{"--database-url", postgresURL, "--broker", natsURL, "--subject-prefix", "a b.>"}, "--subject-prefix"},
 		{"log format", []string{"--database-url", postgresURL, "--broker", natsURL, "--log-format", "xml"}, "log format"},
 	}
 	for _, tt := range tests {

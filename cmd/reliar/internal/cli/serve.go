@@ -11,6 +11,7 @@ import (
 
 	"github.com/reliar/reliar/cmd/reliar/internal/admin"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
+	"github.com/reliar/reliar/cmd/reliar/internal/flagval"
 )
 
 // serveLogLevel is serve's log level unless --log-level says otherwise: the
@@ -72,10 +73,10 @@ address cannot be listened on, 2 on bad input (no token, a bad URL or address).`
 	}
 	addDBFlags(cmd, &f.db, true)
 	fl := cmd.Flags()
-	fl.StringVar(&f.addr, "addr", defaultServeAddr, "address to listen on (loopback by default)")
+	flagval.Addr(fl, &f.addr, "addr", defaultServeAddr, "address to listen on (loopback by default)")
 	fl.StringVar(&f.token, "token", "", "access token, at least 16 characters (prefer env RELIAR_TOKEN to the command line)")
 	fl.BoolVar(&f.readOnly, "read-only", false, "refuse every retry and purge, and hide their buttons")
-	fl.DurationVar(&f.sampleInterval, "sample-interval", admin.DefaultSampleInterval, "how often the chart's gauges are sampled")
+	flagval.Duration(fl, &f.sampleInterval, "sample-interval", admin.DefaultSampleInterval, "how often the chart's gauges are sampled, at most 1h", time.Hour)
 
 	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
 		if err := f.validate(); err != nil {
@@ -125,13 +126,6 @@ func (f *serveFlags) validate() error {
 		return exitcode.UsageError(errors.New("--token is required (or RELIAR_TOKEN): the admin page is never served without authentication"))
 	case len(f.token) < admin.MinTokenLength:
 		return exitcode.UsageError(fmt.Errorf("--token must have at least %d characters, not %d", admin.MinTokenLength, len(f.token)))
-	case f.sampleInterval <= 0:
-		return exitcode.UsageError(fmt.Errorf("--sample-interval must be positive, not %v", f.sampleInterval))
-	case f.sampleInterval > time.Hour:
-		return exitcode.UsageError(fmt.Errorf("--sample-interval must be at most 1h, not %v", f.sampleInterval))
-	}
-	if _, _, err := net.SplitHostPort(f.addr); err != nil {
-		return exitcode.UsageError(fmt.Errorf("--addr %q: %w", f.addr, err))
 	}
 	return nil
 }

@@ -27,8 +27,9 @@ func TestServeBadInput(t *testing.T) {
 		{"short token", nil, []string{"serve", "--database-url", postgresURL, "--token", "short"}, "at least 16 characters, not 5"},
 		{"token from the environment, bad URL", map[string]string{"RELIAR_TOKEN": serveToken}, []string{"serve", "--database-url", "nosuch://x"}, "unknown scheme"},
 		{"no database", map[string]string{"RELIAR_TOKEN": serveToken}, []string{"serve"}, "--database-url is required"},
-		{"bad address", map[string]string{"RELIAR_TOKEN": serveToken}, []string{"serve", "--database-url", postgresURL, "--addr", "8080"}, `--addr "8080"`},
-		{"zero sample interval", map[string]string{"RELIAR_TOKEN": serveToken}, []string{"serve", "--database-url", postgresURL, "--sample-interval", "0s"}, "--sample-interval must be positive"},
+		{"bad address", map[string]string{"RELIAR_TOKEN": serveToken}, []string{"serve", "--database-url", postgresURL, "--addr", "8080"}, `for "--addr" flag`},
+		{"bad port", map[string]string{"RELIAR_TOKEN": serveToken}, []string{"serve", "--database-url", postgresURL, "--addr", "127.0.0.1:70000"}, `for "--addr" flag`},
+		{"negative sample interval", map[string]string{"RELIAR_TOKEN": serveToken}, []string{"serve", "--database-url", postgresURL, "--sample-interval", "-1s"}, "must not be negative"},
 		{"long sample interval", map[string]string{"RELIAR_TOKEN": serveToken}, []string{"serve", "--database-url", postgresURL, "--sample-interval", "2h"}, "at most 1h"},
 	}
 	for _, tt := range tests {

@@ -11,7 +11,6 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/spf13/pflag"
 	"go.uber.org/goleak"
 
 	"github.com/reliar/reliar"
@@ -77,21 +76,6 @@ func TestFormatDuration(t *testing.T) {
 		if back, err := ParseDuration(FormatDuration(d)); err != nil || back != d {
 			t.Errorf("round trip of %v: %v, %v", d, back, err)
 		}
-	}
-}
-
-func TestDurationVar(t *testing.T) {
-	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
-	var d time.Duration
-	DurationVar(fs, &d, "keep", 14*Day, "")
-	if d != 14*Day || fs.Lookup("keep").DefValue != "14d" || fs.Lookup("keep").Value.Type() != "duration" {
-		t.Fatalf("default %v, shown %q", d, fs.Lookup("keep").DefValue)
-	}
-	if err := fs.Parse([]string{"--keep", "36h"}); err != nil || d != 36*time.Hour {
-		t.Fatalf("--keep 36h: %v, %v", d, err)
-	}
-	if err := fs.Parse([]string{"--keep", "later"}); err == nil || d != 36*time.Hour {
-		t.Fatalf("--keep later: %v, %v", d, err)
 	}
 }
 

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/broker"
+	"github.com/reliar/reliar/cmd/reliar/internal/flagval"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/outbox"
 )
@@ -17,6 +17,23 @@ import (
 // is exposed by accident. In Kubernetes, set it to the pod's address (or
 // ":9090") so that the kubelet and Prometheus reach it.
 const DefaultMetricsAddr = "127.0.0.1:9090"
+
+// MaxDispatchers bounds Config.Dispatchers: past a few dispatchers, more
+// of them only contend for the same rows and connections.
+const MaxDispatchers = 64
+
+// The connections a relay's pool must hold: ConnsPerDispatcher for each
+// dispatcher (a claim and an outcome write or lease renewal at once), and
+// ConnsShared for the maintainer and the readiness probe. The wake-up
+// listener has a connection of its own, outside the pool.
+const (
+	ConnsPerDispatcher = 2
+	ConnsShared        = 2
+)
+
+// PoolNeed returns the pooled connections n dispatchers need (n = 0 counts
+// as the default of one).
+func PoolNeed(n int) int { return ConnsPerDispatcher*max(n, 1) + ConnsShared }
 
 // Defaults of the Config fields that are not dispatcher settings.
 const (
@@ -37,11 +54,13 @@ type Config struct {
 	StoreOptions storeurl.Options
 	// Broker is where messages are published. Required.
 	Broker broker.Location
-	// Dispatchers is how many dispatchers run over the table. Defaults
-	// to 1.
+	// Dispatchers is how many dispatchers run over the table, at most
+	// MaxDispatchers. They share one store: one pool and one wake-up
+	// listener. Defaults to 1.
 	Dispatchers int
-	// Settings are every dispatcher's settings. Only the first dispatcher
-	// polls Stats for the gauges; the others run with StatsInterval -1.
+	// Settings are every dispatcher's settings; their zero fields take the
+	// dispatcher's defaults. Only the first dispatcher polls Stats for the
+	// gauges; the others run with StatsInterval outbox.Off.
 	Settings outbox.Settings
 	// NoWakeups turns off the store's wake-ups (LISTEN/NOTIFY on
 	// PostgreSQL): the dispatchers find new rows by polling alone.
@@ -88,11 +107,16 @@ func (c Config) validate() error {
 		return bad("no broker URL")
 	case c.Dispatchers < 0:
 		return bad("dispatchers must be positive, not %d", c.Dispatchers)
+	case c.Dispatchers > MaxDispatchers:
+		return bad("dispatchers: %d is more than %d", c.Dispatchers, MaxDispatchers)
 	case c.ProbeInterval < 0:
 		return bad("probe interval must not be negative, not %v", c.ProbeInterval)
 	}
-	if _, _, err := net.SplitHostPort(c.metricsAddr()); err != nil {
-		return bad("metrics address %q: %v", c.MetricsAddr, err)
+	if err := flagval.CheckAddr(c.metricsAddr()); err != nil {
+		return bad("metrics address: %v", err)
+	}
+	if pool, need := c.Store.PoolSize(c.StoreOptions), PoolNeed(c.Dispatchers); pool > 0 && pool < need {
+		return bad("%d dispatchers need a pool of at least %d connections, not %d", c.dispatchers(), need, pool)
 	}
 	if err := c.Settings.Validate(outbox.Capabilities{PerKeyOrdering: true}); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -129,7 +153,7 @@ func (c Config) probeInterval() time.Duration {
 // retryInterval is the wait between start-up attempts: the idle poll
 // interval, at most maxRetryInterval.
 func (c Config) retryInterval() time.Duration {
-	return min(max(c.Settings.IdlePollInterval, 10*time.Millisecond), maxRetryInterval)
+	return min(max(c.Settings.WithDefaults().IdlePollInterval, 10*time.Millisecond), maxRetryInterval)
 }
 
 func (c Config) logger() *slog.Logger {
@@ -137,4 +161,14 @@ func (c Config) logger() *slog.Logger {
 		return slog.Default()
 	}
 	return c.Logger
+}
+
+// connections says how many database connections the relay will use: the
+// pool's cap (0 when the driver sets none) and the wake-up listener's.
+func (c Config) connections() (pool, listener int) {
+	pool = c.Store.PoolSize(c.StoreOptions)
+	if !c.NoWakeups {
+		listener = c.Store.ListenerConns()
+	}
+	return pool, listener
 }

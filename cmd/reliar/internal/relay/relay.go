@@ -68,8 +68,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.OnServing != nil {
 		cfg.OnServing(srv.addr)
 	}
+	pool, listener := cfg.connections()
 	log.Info("relay starting", "store", cfg.Store.String(), "broker", cfg.Broker.String(),
-		"dispatchers", cfg.dispatchers(), "listen", !cfg.NoWakeups, "maintainer", cfg.Maintainer != nil)
+		"dispatchers", cfg.dispatchers(), "listen", !cfg.NoWakeups, "maintainer", cfg.Maintainer != nil,
+		"db_connections", connectionsText(pool, listener), "pool_size", pool, "listener_connections", listener)
 
 	d, err := connect(ctx, cfg, ready, log)
 	if err != nil {
@@ -107,7 +109,7 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 	w := &workers{
 		dispatchers: make([]*outbox.Dispatcher, n),
 		prober: &prober{backend: d.backend, broker: d.broker, interval: cfg.probeInterval(),
-			timeout: cfg.Settings.StoreTimeout, log: log},
+			timeout: cfg.Settings.WithDefaults().StoreTimeout, log: log},
 		log: log,
 	}
 	bk := newBreakers(n, m.BreakerOpen)
@@ -188,4 +190,13 @@ func (w *workers) run(ctx context.Context, ready *readiness) error {
 	w.log.Info("relay running", "dispatchers", len(w.dispatchers))
 	wg.Wait()
 	return first
+}
+
+// connectionsText says in words how many database connections the relay
+// uses, for its start-up line.
+func connectionsText(pool, listener int) string {
+	if pool == 0 {
+		return fmt.Sprintf("a pool without a cap, and %d for wake-ups", listener)
+	}
+	return fmt.Sprintf("at most %d: a pool of %d, and %d for wake-ups", pool+listener, pool, listener)
 }

@@ -81,7 +81,8 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatalf("defaults: %d %q %v", c.dispatchers(), c.metricsAddr(), c.probeInterval())
 	}
 	for _, tt := range []struct{ idle, want time.Duration }{
-		{0, 10 * time.Millisecond},
+		{0, time.Second}, // the default idle poll interval
+		{time.Millisecond, 10 * time.Millisecond},
 		{200 * time.Millisecond, 200 * time.Millisecond},
 		{time.Minute, maxRetryInterval},
 	} {

@@ -119,6 +119,10 @@ func createDatabase(ctx context.Context, cfg *mysql.Config, name string) error {
 
 func backquote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
 
+func (mysqlDriver) poolSize(Location) int { return 0 }
+
+func (mysqlDriver) listenerConns() int { return 0 }
+
 func (mysqlDriver) migrationSQL(opts Options) ([]SQLFile, error) {
 	if opts.Schema != "" {
 		return nil, fmt.Errorf("%w: MariaDB's schema is the URL's database; drop --schema", ErrBadOption)

@@ -97,6 +97,16 @@ func (postgresDriver) open(ctx context.Context, l Location, opts Options, scratc
 	return b, nil
 }
 
+func (postgresDriver) poolSize(l Location) int {
+	cfg, err := pgConfig(l.raw)
+	if err != nil {
+		return pgMaxConns
+	}
+	return int(cfg.MaxConns)
+}
+
+func (postgresDriver) listenerConns() int { return 1 }
+
 func (postgresDriver) migrationSQL(opts Options) ([]SQLFile, error) {
 	schema := opts.Schema
 	if schema == "" {

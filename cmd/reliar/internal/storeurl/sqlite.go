@@ -72,6 +72,10 @@ func (sqliteDriver) open(ctx context.Context, l Location, opts Options, scratch 
 	}, path: path, scratch: scratch}, nil
 }
 
+func (sqliteDriver) poolSize(Location) int { return 0 }
+
+func (sqliteDriver) listenerConns() int { return 1 }
+
 func (sqliteDriver) migrationSQL(opts Options) ([]SQLFile, error) {
 	if opts.Schema != "" {
 		return nil, fmt.Errorf("%w: SQLite has no schemas; drop --schema", ErrBadOption)

@@ -146,6 +146,35 @@ func (o Options) logger() *slog.Logger {
 	return o.Logger
 }
 
+// DefaultPoolSize is the PostgreSQL pool's size unless the URL's
+// pool_max_conns or Options.MaxConns says otherwise.
+const DefaultPoolSize = pgMaxConns
+
+// PoolSize returns the most connections the pool of a backend opened with
+// opts holds: Options.MaxConns when set, else the URL's setting or the
+// driver's default; 0 when the driver sets no cap (SQLite, MariaDB). It
+// does not connect.
+func (l Location) PoolSize(opts Options) int {
+	if l.drv == nil {
+		return 0
+	}
+	if opts.MaxConns > 0 {
+		return opts.MaxConns
+	}
+	return l.drv.poolSize(l)
+}
+
+// ListenerConns returns the connections the store's wake-up listener
+// holds, outside the pool: one on PostgreSQL (LISTEN) and SQLite (the
+// watcher), none on MariaDB, which has no wake-ups. A store holds one
+// listener whatever the number of dispatchers sharing it.
+func (l Location) ListenerConns() int {
+	if l.drv == nil {
+		return 0
+	}
+	return l.drv.listenerConns()
+}
+
 // Open connects to the database. The caller closes the returned Backend.
 func (l Location) Open(ctx context.Context, opts Options) (Backend, error) {
 	return l.drv.open(ctx, l, opts, false)
@@ -238,4 +267,8 @@ type driver interface {
 	open(ctx context.Context, l Location, opts Options, scratch bool) (Backend, error)
 	// migrationSQL renders the migrations for opts.
 	migrationSQL(opts Options) ([]SQLFile, error)
+	// poolSize is the pool's cap without Options.MaxConns; 0 for none.
+	poolSize(l Location) int
+	// listenerConns counts the wake-up listener's connections.
+	listenerConns() int
 }
