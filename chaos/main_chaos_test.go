@@ -17,8 +17,8 @@ import (
 
 // The suite's knobs, from the environment (the Makefile sets them):
 // CHAOS_ITER iterations of each scenario (default 1), CHAOS_SOAK the
-// soak's fault phase (default 20s), CHAOS_RELAY which relay to run (auto,
-// relay or child), CHAOS_SUMMARY the file the totals are written to.
+// soak's fault phase (default 20s), CHAOS_RELAY which relay to run (relay,
+// the only one, or auto), CHAOS_SUMMARY the file the totals are written to.
 var (
 	bin        rig.Binary
 	tally      rig.Tally

@@ -13,13 +13,10 @@ import (
 	"strings"
 )
 
-// Kinds of relay binary.
-const (
-	// KindRelay is `reliar relay` from cmd/reliar.
-	KindRelay = "relay"
-	// KindChild is the suite's own stand-in, internal/relaychild.
-	KindChild = "child"
-)
+// KindRelay is the only kind of relay binary: `reliar relay` from
+// cmd/reliar. (The suite's former stand-in was removed once the real relay
+// served every scenario.)
+const KindRelay = "relay"
 
 // Binary is the relay program the scenarios run.
 type Binary struct {
@@ -31,40 +28,32 @@ type Binary struct {
 
 // args prefixes the relay's arguments with its subcommand.
 func (b Binary) args(a []string) []string {
-	if b.Kind == KindRelay {
-		return append([]string{"relay"}, a...)
-	}
-	return a
+	return append([]string{"relay"}, a...)
 }
 
-// BuildRelay builds the relay into dir. want is "relay" (cmd/reliar's
-// relay subcommand, which must exist), "child" (the stand-in) or "" / "auto"
-// (the relay when cmd/reliar builds and has a relay subcommand, else the
-// stand-in).
-// With race, the binary is built with the race detector: a race in the
-// relay then fails its exit status.
+// BuildRelay builds `reliar relay` into dir. want is "relay", or "" or
+// "auto", which mean the same. With race, the binary is built with the
+// race detector: a race in the relay then fails its exit status.
 func BuildRelay(ctx context.Context, dir, want string, race bool) (Binary, error) {
+	switch want {
+	case "", "auto", KindRelay:
+	default:
+		return Binary{}, fmt.Errorf("rig: CHAOS_RELAY=%q: the suite runs reliar relay only (want relay, auto or nothing)", want)
+	}
 	root, err := repoRoot(ctx)
 	if err != nil {
 		return Binary{}, err
 	}
-	if want != KindChild {
-		b := Binary{Path: filepath.Join(dir, "reliar"), Kind: KindRelay}
-		err := goBuild(ctx, root, b.Path, "./cmd/reliar", race)
-		var out []byte
-		if err == nil {
-			out, err = exec.CommandContext(ctx, b.Path, "relay", "--help").CombinedOutput()
-		}
-		switch {
-		case err == nil:
-			b.PerKey = strings.Contains(string(out), "--ordering")
-			return b, nil
-		case want == KindRelay:
-			return Binary{}, fmt.Errorf("rig: reliar relay: %w: %s", err, out)
-		}
+	b := Binary{Path: filepath.Join(dir, "reliar"), Kind: KindRelay}
+	if err := goBuild(ctx, root, b.Path, "./cmd/reliar", race); err != nil {
+		return Binary{}, err
 	}
-	b := Binary{Path: filepath.Join(dir, "relaychild"), Kind: KindChild, PerKey: true}
-	return b, goBuild(ctx, root, b.Path, "./chaos/internal/relaychild", race)
+	out, err := exec.CommandContext(ctx, b.Path, "relay", "--help").CombinedOutput()
+	if err != nil {
+		return Binary{}, fmt.Errorf("rig: reliar relay: %w: %s", err, out)
+	}
+	b.PerKey = strings.Contains(string(out), "--ordering")
+	return b, nil
 }
 
 func goBuild(ctx context.Context, root, out, pkg string, race bool) error {
