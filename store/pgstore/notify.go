@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,25 +17,96 @@ const (
 	closeTimeout     = 2 * time.Second
 )
 
-// Wakeups listens on the table's notification channel and returns a channel
-// that receives a value after enqueues commit (and after the listener
-// reconnects, since notifications may have been missed meanwhile). Signals
-// are coalesced: the channel has a capacity of one.
+// Wakeups returns a channel that receives a value after enqueues commit
+// (and after the listener reconnects, since notifications may have been
+// missed meanwhile). Signals are coalesced: the channel has a capacity of
+// one.
 //
-// The listener holds a dedicated connection taken out of the pool (it no
-// longer counts toward the pool's size) and reconnects with backoff when it
-// is lost. One goroutine does the work; it closes the returned channel as its
-// last act once ctx is done, so reading until the channel is closed waits for
-// it. Wakeups fails when the first LISTEN fails. LISTEN does not work through
-// PgBouncer in transaction pooling mode: use WithoutNotify there.
+// Every Wakeups call of one Store shares one listener: one dedicated
+// connection taken out of the pool (it no longer counts toward the pool's
+// size), LISTENing on the table's channel and fanning each notification out
+// to every subscriber's channel. The first call opens it, and fails when its
+// LISTEN fails; the connection goes when the last subscriber's ctx is done,
+// and the next call opens a new one. It reconnects with backoff when it is
+// lost. Each subscriber's channel is closed, as the last act of the work
+// done for it, once its ctx is done and — for the last subscriber — the
+// listener has stopped, so reading until the channel is closed waits for
+// it. LISTEN does not work through PgBouncer in transaction pooling mode:
+// use WithoutNotify there.
 func (s *Store) Wakeups(ctx context.Context) (<-chan struct{}, error) {
-	conn, err := s.listen(ctx)
-	if err != nil {
-		return nil, err
+	return s.wake.subscribe(ctx, s)
+}
+
+// wakeHub is the store's shared listener and its subscribers.
+type wakeHub struct {
+	mu   sync.Mutex
+	subs map[chan struct{}]struct{}
+	// stop ends the running listener and done is closed once it returned;
+	// both nil when no listener runs.
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// subscribe adds a subscriber for ctx's life, starting the listener when
+// none runs.
+func (h *wakeHub) subscribe(ctx context.Context, s *Store) (<-chan struct{}, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, wrapErr("listen", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stop == nil {
+		conn, err := s.listen(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// The listener lives as long as it has subscribers, not as long as
+		// the first one.
+		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		h.stop, h.done = stop, done
+		go func() {
+			defer close(done)
+			s.runListener(lctx, conn, h.broadcast)
+		}()
+	}
+	if h.subs == nil {
+		h.subs = make(map[chan struct{}]struct{})
 	}
 	out := make(chan struct{}, 1)
-	go s.runListener(ctx, conn, out)
+	h.subs[out] = struct{}{}
+	go func() {
+		<-ctx.Done()
+		h.leave(out)
+	}()
 	return out, nil
+}
+
+// leave removes a subscriber. The last one stops the listener and waits
+// for it before its channel is closed.
+func (h *wakeHub) leave(out chan struct{}) {
+	h.mu.Lock()
+	delete(h.subs, out)
+	var done chan struct{}
+	if len(h.subs) == 0 && h.stop != nil {
+		h.stop()
+		done = h.done
+		h.stop, h.done = nil, nil
+	}
+	h.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+	close(out)
+}
+
+// broadcast wakes every subscriber, coalescing with a pending signal.
+func (h *wakeHub) broadcast() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for out := range h.subs {
+		signal(out)
+	}
 }
 
 // listen takes a connection out of the pool and LISTENs on it.
@@ -51,13 +123,12 @@ func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// runListener forwards notifications to out and reconnects until ctx ends,
-// then closes out.
-func (s *Store) runListener(ctx context.Context, conn *pgx.Conn, out chan<- struct{}) {
-	defer close(out)
+// runListener calls wake for every notification and after every
+// reconnection until ctx ends.
+func (s *Store) runListener(ctx context.Context, conn *pgx.Conn, wake func()) {
 	backoff := listenBackoffMin
 	for {
-		err := forward(ctx, conn, out)
+		err := forward(ctx, conn, wake)
 		closeConn(conn)
 		if ctx.Err() != nil {
 			return
@@ -79,17 +150,18 @@ func (s *Store) runListener(ctx context.Context, conn *pgx.Conn, out chan<- stru
 			}
 		}
 		backoff = listenBackoffMin
-		signal(out)
+		wake()
 	}
 }
 
-// forward relays notifications until the connection fails or ctx ends.
-func forward(ctx context.Context, conn *pgx.Conn, out chan<- struct{}) error {
+// forward calls wake for each notification until the connection fails or
+// ctx ends.
+func forward(ctx context.Context, conn *pgx.Conn, wake func()) error {
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return err
 		}
-		signal(out)
+		wake()
 	}
 }
 

@@ -20,6 +20,8 @@ type Store struct {
 	n    names
 	sql  statements
 	log  *slog.Logger
+	// wake is the one notification listener every Wakeups call shares.
+	wake wakeHub
 }
 
 var (

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/reliar/reliar/outbox/outboxdriver"
@@ -52,13 +53,24 @@ type watchState struct {
 // reused). Other commits (claims, outcomes, the application's own writes)
 // wake no one. Signals are coalesced: the channel has a capacity of one.
 //
-// The watcher reads through a connection of its own, opened on the store's
-// file with [DSN] and closed when it stops, so it never takes a connection
-// from the application's pool (which may allow only one). One goroutine does
-// the work; it closes the returned channel as its last act once ctx is done,
-// so reading until the channel is closed waits for it. Wakeups fails when
-// the file cannot be opened or the first reading fails.
+// Every Wakeups call of one Store shares one watcher, which fans each
+// wake-up out to every subscriber's channel. It reads through a connection
+// of its own, opened on the store's file with [DSN] and closed when it
+// stops, so it never takes a connection from the application's pool (which
+// may allow only one). The first call starts it, and fails when the file
+// cannot be opened or the first reading fails; the watcher stops when the
+// last subscriber's ctx is done, and the next call starts a new one. Each
+// subscriber's channel is closed, as the last act of the work done for it,
+// once its ctx is done and — for the last subscriber — the watcher has
+// stopped, so reading until the channel is closed waits for it.
 func (s *Store) Wakeups(ctx context.Context) (<-chan struct{}, error) {
+	return s.wake.subscribe(ctx, s.startWatcher)
+}
+
+// startWatcher opens the watcher's connection, reads the state it starts
+// from, and runs it in a goroutine until ctx ends, calling wake; done is
+// closed once the goroutine released everything.
+func (s *Store) startWatcher(ctx, run context.Context, wake func()) (done <-chan struct{}, err error) {
 	path, err := s.filePath(ctx)
 	if err != nil {
 		return nil, err
@@ -79,14 +91,85 @@ func (s *Store) Wakeups(ctx context.Context) (<-chan struct{}, error) {
 		db.Close()
 		return nil, err
 	}
-	out := make(chan struct{}, 1)
+	finished := make(chan struct{})
 	go func() {
-		defer close(out)
+		defer close(finished)
 		defer db.Close()
 		defer conn.Close()
-		s.watch(ctx, conn, st, out)
+		s.watch(run, conn, st, wake)
+	}()
+	return finished, nil
+}
+
+// wakeHub is the store's shared watcher and its subscribers.
+type wakeHub struct {
+	mu   sync.Mutex
+	subs map[chan struct{}]struct{}
+	// stop ends the running watcher and done is closed once it returned;
+	// both nil when none runs.
+	stop context.CancelFunc
+	done <-chan struct{}
+}
+
+// subscribe adds a subscriber for ctx's life, starting the watcher with
+// start when none runs.
+func (h *wakeHub) subscribe(ctx context.Context, start func(ctx, run context.Context, wake func()) (<-chan struct{}, error)) (<-chan struct{}, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, wrapErr("wakeups", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stop == nil {
+		// The watcher lives as long as it has subscribers, not as long as
+		// the first one.
+		run, stop := context.WithCancel(context.WithoutCancel(ctx))
+		done, err := start(ctx, run, h.broadcast)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		h.stop, h.done = stop, done
+	}
+	if h.subs == nil {
+		h.subs = make(map[chan struct{}]struct{})
+	}
+	out := make(chan struct{}, 1)
+	h.subs[out] = struct{}{}
+	go func() {
+		<-ctx.Done()
+		h.leave(out)
 	}()
 	return out, nil
+}
+
+// leave removes a subscriber. The last one stops the watcher and waits for
+// it before its channel is closed.
+func (h *wakeHub) leave(out chan struct{}) {
+	h.mu.Lock()
+	delete(h.subs, out)
+	var done <-chan struct{}
+	if len(h.subs) == 0 && h.stop != nil {
+		h.stop()
+		done = h.done
+		h.stop, h.done = nil, nil
+	}
+	h.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+	close(out)
+}
+
+// broadcast wakes every subscriber, coalescing with a pending signal.
+func (h *wakeHub) broadcast() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for out := range h.subs {
+		select {
+		case out <- struct{}{}:
+		default: // a signal is already pending
+		}
+	}
 }
 
 // filePath returns the path of the store's database file.
@@ -102,9 +185,9 @@ func (s *Store) filePath(ctx context.Context) (string, error) {
 	return path, nil
 }
 
-// watch polls conn until ctx is done, signalling out when the outbox's
+// watch polls conn until ctx is done, calling wake when the outbox's
 // largest sequence grows.
-func (s *Store) watch(ctx context.Context, conn *sql.Conn, st watchState, out chan<- struct{}) {
+func (s *Store) watch(ctx context.Context, conn *sql.Conn, st watchState, wake func()) {
 	tick := time.NewTicker(s.wakeEvery)
 	defer tick.Stop()
 	failing := false
@@ -127,10 +210,7 @@ func (s *Store) watch(ctx context.Context, conn *sql.Conn, st watchState, out ch
 		}
 		failing = false
 		if next.sequence > st.sequence {
-			select {
-			case out <- struct{}{}:
-			default: // a signal is already pending
-			}
+			wake()
 		}
 		st = next
 	}

@@ -21,6 +21,8 @@ type Store struct {
 	now       func() time.Time
 	cfg       outboxsql.Settings
 	wakeEvery time.Duration
+	// wake is the one watcher every Wakeups call shares.
+	wake wakeHub
 }
 
 var _ outboxdriver.Store = (*Store)(nil)

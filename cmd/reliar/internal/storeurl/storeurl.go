@@ -133,9 +133,10 @@ type Options struct {
 	// fair choice for a process that both writes and dispatches: writers
 	// queue in database/sql, first come first served, instead of racing
 	// through SQLite's busy handler, whose growing sleeps let a busy writer
-	// starve the dispatcher's claims for hundreds of milliseconds. Each
-	// dispatcher's wake-up watcher holds one connection for as long as it
-	// runs, so the cap must be at least one per dispatcher plus one.
+	// starve the dispatcher's claims for hundreds of milliseconds. The
+	// wake-up listener — one per store, however many dispatchers share it
+	// (LISTEN on PostgreSQL, the watcher on SQLite) — holds a connection of
+	// its own, outside this cap (see Location.ListenerConns).
 	MaxConns int
 }
 
