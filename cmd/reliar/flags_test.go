@@ -117,3 +117,32 @@ func TestRelayLeaseAloneStarts(t *testing.T) {
 		t.Fatalf("exit %d, want 0", code)
 	}
 }
+
+// TestRelayManyDispatchersOneListener: eight dispatchers share one store:
+// one LISTEN connection, and never more connections than the start-up line
+// announces.
+func TestRelayManyDispatchersOneListener(t *testing.T) {
+	t.Parallel()
+	db, js := newPG(t), newJetStream(t)
+	db.migrate(t)
+	app := "relay_conns_" + suffix(t)
+	p := startRelay(t, "--database-url", postgresURL+"&application_name="+app, "--schema", db.schema, "--broker", natsURL,
+		"--subject-prefix", js.prefix, "--dispatchers", "8", "--pool-size", "20", "--idle-poll-interval", "100ms")
+	p.waitReady(t, http.StatusOK)
+	if !strings.Contains(p.stderr.String(), `db_connections="at most 21: a pool of 20, and 1 for wake-ups"`) {
+		t.Errorf("the start-up line does not announce the connections:\n%s", p.stderr.String())
+	}
+	db.insert(t, "order_placed", 200)
+	waitFor(t, "200 messages in the stream", func() bool { return js.messages(t) == 200 })
+	var total, listening int
+	if err := db.pool.QueryRow(t.Context(), `SELECT count(*), count(*) FILTER (WHERE query LIKE 'LISTEN %')
+		FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&total, &listening); err != nil {
+		t.Fatal(err)
+	}
+	if listening != 1 || total > 21 {
+		t.Errorf("%d connections, %d of them listening; want at most 21 and exactly 1", total, listening)
+	}
+	if code, _ := p.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+}
