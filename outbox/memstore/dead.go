@@ -3,6 +3,7 @@ package memstore
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -34,18 +35,49 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 		page.NextAfterSequence = &next
 	}
 	for _, r := range matches {
-		env, err := r.envelope()
+		if r.decodeErr != nil {
+			page.Poisoned = append(page.Poisoned, outboxdriver.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: r.decodeErr.Error()})
+			continue
+		}
+		rec, err := r.listed().Record()
 		if err != nil {
 			page.Poisoned = append(page.Poisoned, outboxdriver.PoisonedRecord{ID: r.enc.ID, Sequence: r.seq, Error: err.Error()})
 			continue
 		}
-		rec := outboxdriver.DeadRecord{Envelope: env, DeadReason: r.deadReason, DeadAt: r.deadAt, Attempts: r.attempts}
-		if r.lastError != nil {
-			rec.LastError = *r.lastError
-		}
 		page.Records = append(page.Records, rec)
 	}
 	return page, nil
+}
+
+// listed is the row as a SQL store's listing reads it: the same rules of
+// what is cut apply, so that the memstore lists what the others list.
+func (r *row) listed() outboxdriver.ListedRow {
+	enc := r.enc
+	enc.Sequence, enc.Attempts, enc.CreatedAt, enc.ExpiresAt = r.seq, r.attempts, r.createdAt, r.expiresAt
+	enc.AvailableAt = &r.availableAt
+	l := outboxdriver.ListedRow{Row: enc, PayloadSize: len(r.enc.Payload), DeadReason: r.deadReason, DeadAt: r.deadAt}
+	if r.lastError != nil {
+		l.LastError = *r.lastError
+	}
+	return l
+}
+
+// DeadPayload reads at most max bytes of one dead row's payload.
+func (s *Store) DeadPayload(ctx context.Context, id reliar.MessageID, max int) (outboxdriver.DeadPayload, error) {
+	if err := checkContext(ctx, "dead payload"); err != nil {
+		return outboxdriver.DeadPayload{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.rows[id]
+	if r == nil || r.state != dead {
+		return outboxdriver.DeadPayload{}, fmt.Errorf("memstore: dead payload %s: %w", id, outboxdriver.ErrNotDead)
+	}
+	n := min(len(r.enc.Payload), outboxdriver.EffectivePayloadCap(max))
+	return outboxdriver.DeadPayload{
+		ID: id, Sequence: r.seq, MessageType: r.enc.MessageType, ContentType: r.enc.ContentType,
+		Payload: slices.Clone(r.enc.Payload[:n]), Size: len(r.enc.Payload), Cut: n < len(r.enc.Payload),
+	}, nil
 }
 
 func deadMatches(r *row, q outboxdriver.DeadQuery) bool {

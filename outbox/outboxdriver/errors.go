@@ -9,6 +9,10 @@ import (
 	"github.com/reliar/reliar"
 )
 
+// ErrNotDead is matched (with errors.Is) by the error of DeadPayload for a
+// row that does not exist or is not dead.
+var ErrNotDead = errors.New("outbox: no dead row with this id")
+
 // ErrDuplicateID is matched (with errors.Is) by a *DuplicateIDError.
 var ErrDuplicateID = errors.New("outbox: message id already enqueued")
 

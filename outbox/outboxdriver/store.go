@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
@@ -43,9 +44,20 @@ type Store interface {
 }
 
 // DeadLetters lets operators inspect, retry and delete dead rows.
+//
+// Listings never read payloads, and read at most ListedDocumentBytes of
+// metadata and of headers and ListedLastErrorBytes of last_error, capped in
+// their SQL (rows written by plain SQL can hold any size): a listing's memory
+// is bounded whatever the rows hold. DeadPayload reads one payload, capped.
 type DeadLetters interface {
-	// ListDead returns one page of dead rows ordered by sequence.
+	// ListDead returns one page of dead rows ordered by sequence, without
+	// their payloads.
 	ListDead(ctx context.Context, q DeadQuery) (DeadLetterPage, error)
+	// DeadPayload reads at most max bytes of one dead row's payload (max <=
+	// 0 means DefaultDeadPayloadBytes; above MaxDeadPayloadBytes it is
+	// capped there). A row that does not exist or is not dead fails with an
+	// error matching ErrNotDead.
+	DeadPayload(ctx context.Context, id reliar.MessageID, max int) (DeadPayload, error)
 	// RetryDead makes dead rows due again, resetting attempts and lapsed
 	// claims. It touches only dead rows.
 	RetryDead(ctx context.Context, ids []reliar.MessageID) (int64, error)
@@ -268,13 +280,65 @@ func (q DeadQuery) EffectiveLimit() int {
 	return q.Limit
 }
 
-// DeadRecord is one dead row.
+// What a dead-letter listing reads of each row, at most. A store caps the
+// reads in its SQL (left, substr) and cuts last_error to a UTF-8 boundary.
+const (
+	// ListedDocumentBytes caps the metadata and the headers documents.
+	ListedDocumentBytes = 8 << 10
+	// ListedLastErrorBytes caps last_error.
+	ListedLastErrorBytes = 2 << 10
+)
+
+// Caps of DeadPayload.
+const (
+	DefaultDeadPayloadBytes = 64 << 10
+	MaxDeadPayloadBytes     = 16 << 20
+)
+
+// EffectivePayloadCap returns max with DeadPayload's default and cap
+// applied.
+func EffectivePayloadCap(max int) int {
+	switch {
+	case max <= 0:
+		return DefaultDeadPayloadBytes
+	case max > MaxDeadPayloadBytes:
+		return MaxDeadPayloadBytes
+	}
+	return max
+}
+
+// DeadRecord is one dead row of a listing.
 type DeadRecord struct {
+	// Envelope is the row without its payload (Payload is nil). When a
+	// document was longer than ListedDocumentBytes it is not decoded, and
+	// the envelope holds only what the row's columns hold (MetadataCut,
+	// HeadersCut).
 	Envelope   reliar.SerializedEnvelope
 	DeadReason DeadReason
 	DeadAt     time.Time
 	Attempts   int
-	LastError  string
+	// LastError is at most ListedLastErrorBytes of the row's last_error.
+	LastError string
+	// PayloadSize is the payload's length in bytes.
+	PayloadSize int
+	// MetadataCut, HeadersCut and LastErrorCut say which parts of the row
+	// were longer than a listing reads.
+	MetadataCut, HeadersCut, LastErrorCut bool
+}
+
+// DeadPayload is the payload of one dead row, as DeadLetters.DeadPayload
+// read it.
+type DeadPayload struct {
+	ID          reliar.MessageID
+	Sequence    int64
+	MessageType string
+	ContentType string
+	// Payload is the first bytes of the payload, at most the cap asked for.
+	Payload []byte
+	// Size is the whole payload's length in bytes.
+	Size int
+	// Cut says that Payload is shorter than the payload.
+	Cut bool
 }
 
 // DeadLetterPage is one page of dead rows.
@@ -285,4 +349,18 @@ type DeadLetterPage struct {
 	// NextAfterSequence is the cursor for the next page: the largest sequence
 	// scanned, set only when the page was full.
 	NextAfterSequence *int64
+}
+
+// CutLastError cuts a listed last_error to at most ListedLastErrorBytes, on
+// a UTF-8 boundary, and says whether it cut anything. Stores read at most a
+// few bytes more than that in their SQL, then call it.
+func CutLastError(s string) (string, bool) {
+	if len(s) <= ListedLastErrorBytes {
+		return s, false
+	}
+	cut := ListedLastErrorBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
 }

@@ -41,7 +41,7 @@ func Run(t *testing.T, newHarness Factory) {
 		{"Envelope", envelopeCases()},
 		{"Purge", purgeCases()},
 		{"Stats", statsCases()},
-		{"DeadLetters", deadCases()},
+		{"DeadLetters", append(deadCases(), deadCapCases()...)},
 		{"Enqueue", enqueueCases()},
 		{"PerKey", orderingCases()},
 		{"Optional", optionalCases()},

@@ -2,6 +2,8 @@ package mysqlstore
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/reliar/reliar"
@@ -9,9 +11,22 @@ import (
 	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
+// listedColumns are the columns a dead-letter listing reads.
+var listedColumns = outboxsql.Listing{
+	Prefix: func(c string, n int) string { return "LEFT(" + c + ", " + strconv.Itoa(n) + ")" },
+	Octets: func(c string) string { return "OCTET_LENGTH(" + c + ")" },
+}.Columns()
+
+// deadPayload reads at most the second argument's bytes of one dead row's
+// payload.
+const deadPayload = `SELECT sequence, message_type, content_type, SUBSTRING(payload, 1, ?), OCTET_LENGTH(payload)
+	FROM outbox WHERE id = ? AND dead_at IS NOT NULL`
+
 // listDead reads one page of dead rows in sequence order through
 // ix_outbox_dead. Empty filters match everything.
-const listDead = `SELECT ` + rowColumns + `, dead_reason, dead_at, last_error
+// The listing reads no payload (its length only) and caps metadata,
+// headers and last_error.
+var listDead = `SELECT ` + listedColumns + `
 	FROM outbox
 	WHERE is_dead = 1
 	  AND sequence > ?
@@ -40,6 +55,20 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 	}
 	page, err := outboxsql.DeadPage(rows, limit, datetime)
 	return page, wrapErr("list dead", err)
+}
+
+// DeadPayload reads at most max bytes of one dead row's payload, cut in its
+// SQL.
+func (s *Store) DeadPayload(ctx context.Context, id reliar.MessageID, max int) (outboxdriver.DeadPayload, error) {
+	p := outboxdriver.DeadPayload{ID: id}
+	found, err := outboxsql.ScanDeadPayload(s.db.QueryRowContext(ctx, deadPayload, outboxdriver.EffectivePayloadCap(max), id.String()), &p)
+	if err != nil {
+		return outboxdriver.DeadPayload{}, wrapErr("dead payload", err)
+	}
+	if !found {
+		return outboxdriver.DeadPayload{}, fmt.Errorf("mysqlstore: dead payload %s: %w", id, outboxdriver.ErrNotDead)
+	}
+	return p, nil
 }
 
 // RetryDead makes dead rows due now: dead_at, dead_reason and the lease

@@ -2,7 +2,8 @@ package pgstore
 
 import (
 	"context"
-	"time"
+	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -10,9 +11,11 @@ import (
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// ListDead returns one page of dead rows ordered by sequence; rows that cannot
-// be decoded come back in Poisoned. NextAfterSequence is the largest sequence
-// scanned, set only when the page was full.
+// ListDead returns one page of dead rows ordered by sequence, without their
+// payloads and with metadata, headers and last_error read only up to the
+// listing's caps; rows that cannot be decoded come back in Poisoned.
+// NextAfterSequence is the largest sequence scanned, set only when the page
+// was full.
 func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	limit := q.EffectiveLimit()
 	var deadBefore pgtype.Timestamptz
@@ -34,26 +37,25 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 		defer rows.Close()
 		for rows.Next() {
 			var (
-				row       outboxdriver.Row
+				l         outboxdriver.ListedRow
 				reason    string
-				deadAt    time.Time
 				lastError *string
 			)
-			dest, finish := rowDest(&row)
-			if err := rows.Scan(append(dest, &reason, &deadAt, &lastError)...); err != nil {
+			dest, finish := rowDest(&l.Row)
+			if err := rows.Scan(append(dest, &l.PayloadSize, &reason, &l.DeadAt, &lastError)...); err != nil {
 				return err
 			}
 			finish()
 			scanned++
-			last = max(last, row.Sequence)
-			env, err := row.Envelope()
-			if err != nil {
-				page.Poisoned = append(page.Poisoned, outboxdriver.PoisonedRecord{ID: row.ID, Sequence: row.Sequence, Error: err.Error()})
-				continue
-			}
-			rec := outboxdriver.DeadRecord{Envelope: env, DeadReason: outboxdriver.DeadReason(reason), DeadAt: deadAt, Attempts: row.Attempts}
+			last = max(last, l.Row.Sequence)
+			l.DeadReason = outboxdriver.DeadReason(reason)
 			if lastError != nil {
-				rec.LastError = *lastError
+				l.LastError = *lastError
+			}
+			rec, err := l.Record()
+			if err != nil {
+				page.Poisoned = append(page.Poisoned, outboxdriver.PoisonedRecord{ID: l.Row.ID, Sequence: l.Row.Sequence, Error: err.Error()})
+				continue
 			}
 			page.Records = append(page.Records, rec)
 		}
@@ -66,6 +68,31 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 		page.NextAfterSequence = &last
 	}
 	return page, nil
+}
+
+// DeadPayload reads at most max bytes of one dead row's payload, cut in its
+// SQL.
+func (s *Store) DeadPayload(ctx context.Context, id reliar.MessageID, max int) (outboxdriver.DeadPayload, error) {
+	p := outboxdriver.DeadPayload{ID: id}
+	b := s.newBatch(adminTx)
+	b.Queue(s.sql.deadPayload, pgtype.UUID{Bytes: id, Valid: true}, outboxdriver.EffectivePayloadCap(max))
+	found := false
+	err := s.send(ctx, b, func(br pgx.BatchResults) error {
+		err := br.QueryRow().Scan(&p.Sequence, &p.MessageType, &p.ContentType, &p.Payload, &p.Size)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	if err != nil {
+		return outboxdriver.DeadPayload{}, wrapErr("dead payload", err)
+	}
+	if !found {
+		return outboxdriver.DeadPayload{}, fmt.Errorf("pgstore: dead payload %s: %w", id, outboxdriver.ErrNotDead)
+	}
+	p.Cut = len(p.Payload) < p.Size
+	return p, nil
 }
 
 // RetryDead makes dead rows due now with attempts and lapsed claims reset,

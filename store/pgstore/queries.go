@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -45,6 +46,27 @@ func uuidPtr(u pgtype.UUID) *uuid.UUID {
 	return &id
 }
 
+// listedColumns are envelopeColumns as a dead-letter listing reads them: no
+// payload, and at most a character more than the listing keeps of the
+// metadata and headers documents.
+func listedColumns() string {
+	doc := func(c string) string {
+		return "left(" + c + "::text, " + strconv.Itoa(outboxdriver.ListedDocumentBytes+1) + ")"
+	}
+	cols := make([]string, len(envelopeColumns))
+	for i, c := range envelopeColumns {
+		switch c {
+		case "payload":
+			cols[i] = "NULL::bytea"
+		case "metadata", "headers":
+			cols[i] = doc(c)
+		default:
+			cols[i] = c
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
 // columnList joins envelopeColumns, each prefixed with prefix (an alias and
 // a dot, or nothing).
 func columnList(prefix string) string {
@@ -60,7 +82,7 @@ type statements struct {
 	enqueue, claimUnordered, claimPerKey, poison   string
 	complete, fail, release, extend                string
 	purgePublished, purgeDead, purgeExpired, stats string
-	listDead, retryDead, deleteDead                string
+	listDead, deadPayload, retryDead, deleteDead   string
 	markProcessed, purgeProcessed                  string
 }
 
@@ -252,7 +274,11 @@ const statsSQL = `SELECT
 FROM {{table}}
 WHERE ` + pending
 
-const listDeadSQL = `SELECT ` + "%COLUMNS%" + `, dead_reason, dead_at, last_error
+// listDeadSQL never reads a payload (its length only) and reads at most a
+// character more than a listing keeps of metadata, headers and last_error,
+// so that a page's memory is bounded whatever the rows hold.
+const listDeadSQL = `SELECT ` + "%COLUMNS%" + `, octet_length(payload), dead_reason, dead_at,
+    left(last_error, ` + "%LASTERROR%" + `)
 FROM {{table}}
 WHERE dead_at IS NOT NULL
   AND ($1::text = '' OR message_type = $1::text)
@@ -261,6 +287,11 @@ WHERE dead_at IS NOT NULL
   AND sequence > $4::int8
 ORDER BY sequence
 LIMIT $5`
+
+// deadPayloadSQL reads at most $2 bytes of one dead row's payload.
+const deadPayloadSQL = `SELECT sequence, message_type, content_type, substring(payload FROM 1 FOR $2::int), octet_length(payload)
+FROM {{table}}
+WHERE id = $1::uuid AND dead_at IS NOT NULL`
 
 const retryDeadSQL = `UPDATE {{table}} SET
     dead_at = NULL, dead_reason = NULL, ` + leaseCleared + `,
@@ -291,7 +322,9 @@ func newStatements(n names, cfg config) statements {
 		purgeDead:      n.render(purgeDeadSQL),
 		purgeExpired:   n.render(purgeExpiredSQL),
 		stats:          n.render(statsSQL),
-		listDead:       n.render(strings.Replace(listDeadSQL, "%COLUMNS%", columnList(""), 1)),
+		listDead: n.render(strings.NewReplacer("%COLUMNS%", listedColumns(),
+			"%LASTERROR%", strconv.Itoa(outboxdriver.ListedLastErrorBytes+1)).Replace(listDeadSQL)),
+		deadPayload:    n.render(deadPayloadSQL),
 		retryDead:      n.render(retryDeadSQL),
 		deleteDead:     n.render(deleteDeadSQL),
 		markProcessed:  n.render(markProcessedSQL),

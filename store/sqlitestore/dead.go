@@ -2,16 +2,29 @@ package sqlitestore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
+// listedColumns are the columns a dead-letter listing reads.
+var listedColumns = outboxsql.Listing{
+	Prefix: outboxsql.PrefixSubstr,
+	Octets: func(c string) string { return "length(" + c + ")" },
+}.Columns()
+
+// deadPayload reads at most ?2 bytes of one dead row's payload.
+const deadPayload = `SELECT sequence, message_type, content_type, substr(payload, 1, ?2), length(payload)
+	FROM outbox WHERE id = ?1 AND dead_at IS NOT NULL`
+
 // listDead reads one page of dead rows in sequence order through
 // ix_outbox_dead. Empty filters (?1 type, ?2 tenant, ?3 dead-before, NULL
 // when zero) match everything; ?4 is the cursor, ?5 the limit.
-const listDead = `SELECT ` + rowColumns + `, dead_reason, dead_at, last_error
+// The listing reads no payload (its length only, which SQLite reads
+// without loading the blob) and caps metadata, headers and last_error.
+var listDead = `SELECT ` + listedColumns + `
 	FROM outbox
 	WHERE dead_at IS NOT NULL
 	  AND (?1 = '' OR message_type = ?1)
@@ -52,6 +65,20 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 	}
 	page, err := outboxsql.DeadPage(rows, limit, micros)
 	return page, wrapErr("list dead", err)
+}
+
+// DeadPayload reads at most max bytes of one dead row's payload, cut in its
+// SQL.
+func (s *Store) DeadPayload(ctx context.Context, id reliar.MessageID, max int) (outboxdriver.DeadPayload, error) {
+	p := outboxdriver.DeadPayload{ID: id}
+	found, err := outboxsql.ScanDeadPayload(s.db.QueryRowContext(ctx, deadPayload, id.String(), outboxdriver.EffectivePayloadCap(max)), &p)
+	if err != nil {
+		return outboxdriver.DeadPayload{}, wrapErr("dead payload", err)
+	}
+	if !found {
+		return outboxdriver.DeadPayload{}, fmt.Errorf("sqlitestore: dead payload %s: %w", id, outboxdriver.ErrNotDead)
+	}
+	return p, nil
 }
 
 // RetryDead makes dead rows due now: dead_at, dead_reason and the lease

@@ -10,15 +10,16 @@ import (
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// deadRow is a scripted row of RowColumns followed by dead_reason, dead_at
-// and last_error.
+// deadRow is a scripted row of Listing.Columns: RowColumns without the
+// payload, followed by the payload's length, dead_reason, dead_at and
+// last_error.
 func deadRow(seq int64, id string, deadAt time.Time, lastError any) []driverValue {
 	return []driverValue{
 		seq, id, "t", int64(1), nil,
-		nil, nil, nil, "application/json", []byte(`{}`), nil,
+		nil, nil, nil, "application/json", nil, nil,
 		nil, nil, nil, nil, nil, deadAt.UnixMicro(),
 		deadAt.UnixMicro(), int64(5),
-		"max_attempts", deadAt.UnixMicro(), lastError,
+		int64(2), "max_attempts", deadAt.UnixMicro(), lastError,
 	}
 }
 
@@ -43,7 +44,7 @@ func TestDeadPage(t *testing.T) {
 		{name: "poisoned row counts toward the page", limit: 2, records: 1, poisoned: 1, next: 9, rows: [][]driverValue{
 			deadRow(3, good[0].String(), at, nil), deadRow(9, "not-a-uuid", at, nil)}},
 		{name: "scan error", limit: 10, wantErr: errors.New("converting"), rows: [][]driverValue{
-			append(deadRow(3, good[0].String(), at, nil)[:18], "not a number", "r", int64(0), nil)}},
+			append(deadRow(3, good[0].String(), at, nil)[:18], "not a number", int64(2), "r", int64(0), nil)}},
 		{name: "broken row", limit: 10, wantErr: errRow, rows: [][]driverValue{
 			deadRow(3, good[0].String(), at, nil), {errRow}}},
 	}
@@ -73,7 +74,7 @@ func TestDeadPage(t *testing.T) {
 			if tt.records > 0 {
 				r := page.Records[0]
 				if r.Envelope.ID != good[0] || r.DeadReason != outboxdriver.DeadReason("max_attempts") ||
-					!r.DeadAt.Equal(at) || r.Attempts != 5 {
+					!r.DeadAt.Equal(at) || r.Attempts != 5 || r.PayloadSize != 2 || r.Envelope.Payload != nil {
 					t.Fatalf("record %+v", r)
 				}
 			}
@@ -84,5 +85,19 @@ func TestDeadPage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestListingColumns(t *testing.T) {
+	l := Listing{Prefix: PrefixSubstr, Octets: func(c string) string { return "length(" + c + ")" }}
+	got := l.Columns()
+	for _, want := range []string{" NULL,", "substr(metadata, 1, 8193)", "substr(headers, 1, 8193)",
+		"attempts, length(payload), dead_reason, dead_at, substr(last_error, 1, 2049)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Columns() = %q, lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, " payload,") {
+		t.Errorf("Columns() reads the payload: %q", got)
 	}
 }

@@ -94,9 +94,20 @@ func (r *Raw[T]) MessageID() reliar.MessageID {
 // canonical lower-case form included, is a *outboxdriver.DecodeError: the
 // row is poison.
 func (r *Raw[T]) Decode(c TimeCodec[T]) (reliar.SerializedEnvelope, error) {
+	row, err := r.Row(c)
+	if err != nil {
+		return reliar.SerializedEnvelope{}, err
+	}
+	return row.Envelope()
+}
+
+// Row turns the stored columns into an outboxdriver.Row, reading times with
+// c, without decoding its documents. A column that is not a UUID is a
+// *outboxdriver.DecodeError.
+func (r *Raw[T]) Row(c TimeCodec[T]) (outboxdriver.Row, error) {
 	id, err := uuid.Parse(r.ID)
 	if err != nil {
-		return reliar.SerializedEnvelope{}, &outboxdriver.DecodeError{Reason: "id is not a UUID: " + err.Error()}
+		return outboxdriver.Row{}, &outboxdriver.DecodeError{Reason: "id is not a UUID: " + err.Error()}
 	}
 	if id.String() != r.ID {
 		// Outcome writes name the row by its canonical id: a row stored in
@@ -146,11 +157,11 @@ func (r *Raw[T]) Decode(c TimeCodec[T]) (reliar.SerializedEnvelope, error) {
 		}
 		u, err := uuid.Parse(col.src.String)
 		if err != nil {
-			return reliar.SerializedEnvelope{}, &outboxdriver.DecodeError{ID: id, Reason: col.name + " is not a UUID: " + err.Error()}
+			return outboxdriver.Row{}, &outboxdriver.DecodeError{ID: id, Reason: col.name + " is not a UUID: " + err.Error()}
 		}
 		*col.dst = &u
 	}
-	return row.Envelope()
+	return row, nil
 }
 
 func nullString(v sql.NullString) *string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // keys returns the sorted keys of a JSON object.
@@ -69,7 +70,7 @@ func TestAPIShapes(t *testing.T) {
 		t.Fatalf("/api/dead first page %v", dead)
 	}
 	first := recs[0].(map[string]any)
-	if got := keys(first); !slices.Equal(got, []string{"attempts", "dead_at", "dead_reason", "id", "last_error", "message_type", "sequence", "tenant_id"}) {
+	if got := keys(first); !slices.Equal(got, []string{"attempts", "dead_at", "dead_reason", "id", "last_error", "message_type", "payload_size", "sequence", "tenant_id"}) {
 		t.Fatalf("dead record keys %v", got)
 	}
 	if first["id"] != ids[0].String() || first["tenant_id"] != "acme" || first["dead_reason"] != "permanent" || first["attempts"] != 1.0 || first["last_error"] != "broker said no" {
@@ -130,10 +131,11 @@ func TestPayload(t *testing.T) {
 	if res.status != http.StatusOK {
 		t.Fatalf("status %d, %v", res.status, doc)
 	}
-	if got := keys(doc); !slices.Equal(got, []string{"content_type", "encoding", "id", "message_type", "payload", "sequence", "size"}) {
+	if got := keys(doc); !slices.Equal(got, []string{"content_type", "cut", "encoding", "id", "message_type", "payload", "sequence", "shown", "size"}) {
 		t.Fatalf("payload keys %v", got)
 	}
-	if doc["payload"] != string(page.Records[0].Envelope.Payload) || !strings.Contains(doc["payload"].(string), "secret") || doc["encoding"] != "utf-8" || doc["content_type"] != "application/json" || doc["id"] != ids[0].String() {
+	if !strings.Contains(doc["payload"].(string), "secret") || doc["encoding"] != "utf-8" || doc["content_type"] != "application/json" ||
+		doc["id"] != ids[0].String() || doc["cut"] != false || doc["size"] != doc["shown"] || doc["size"].(float64) != float64(page.Records[0].PayloadSize) {
 		t.Fatalf("payload %v", doc)
 	}
 	viewed := withMessage(s.log.records(t), "admin payload viewed")
@@ -141,6 +143,13 @@ func TestPayload(t *testing.T) {
 		t.Fatalf("audit of the view: %s", s.log.String())
 	}
 
+	// max_bytes cuts what is shown, and says so.
+	res = s.bearer(t, http.MethodGet, "/api/dead/"+ids[0].String()+"/payload?seq="+itoa(seq0)+"&max_bytes=5", nil)
+	var cut PayloadDocument
+	res.json(t, &cut)
+	if res.status != http.StatusOK || !cut.Cut || cut.Shown != 5 || len(cut.Payload) != 5 || cut.Size != page.Records[0].PayloadSize {
+		t.Fatalf("max_bytes=5: status %d, %+v", res.status, cut)
+	}
 	// Listings never carry payloads.
 	for _, path := range []string{"/api/dead", "/api/stats"} {
 		if body := s.bearer(t, http.MethodGet, path, nil).body; strings.Contains(body, "secret") {
@@ -162,6 +171,8 @@ func TestPayload(t *testing.T) {
 		{"no sequence", "/api/dead/" + ids[0].String() + "/payload", http.StatusBadRequest},
 		{"bad sequence", "/api/dead/" + ids[0].String() + "/payload?seq=0", http.StatusBadRequest},
 		{"bad id", "/api/dead/nope/payload?seq=1", http.StatusBadRequest},
+		{"negative max_bytes", "/api/dead/" + ids[0].String() + "/payload?seq=" + itoa(seq0) + "&max_bytes=-1", http.StatusBadRequest},
+		{"max_bytes over the cap", "/api/dead/" + ids[0].String() + "/payload?seq=" + itoa(seq0) + "&max_bytes=99999999", http.StatusBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,15 +184,20 @@ func TestPayload(t *testing.T) {
 }
 
 func TestNewPayloadDocument(t *testing.T) {
-	env := reliar.SerializedEnvelope{ID: reliar.NewMessageID(), MessageType: "bin", ContentType: "application/octet-stream", Payload: []byte{0xff, 0x00, 0x01}, Sequence: 7}
-	doc := newPayloadDocument(env)
+	p := outboxdriver.DeadPayload{ID: reliar.NewMessageID(), MessageType: "bin", ContentType: "application/octet-stream", Payload: []byte{0xff, 0x00, 0x01}, Size: 3, Sequence: 7}
+	doc := newPayloadDocument(p)
 	raw, err := base64.StdEncoding.DecodeString(doc.Payload)
-	if err != nil || doc.Encoding != "base64" || string(raw) != string(env.Payload) || doc.Size != 3 || doc.Sequence != 7 {
+	if err != nil || doc.Encoding != "base64" || string(raw) != string(p.Payload) || doc.Size != 3 || doc.Shown != 3 || doc.Sequence != 7 {
 		t.Fatalf("binary payload %+v", doc)
 	}
-	env.Payload = []byte("héllo")
-	if doc := newPayloadDocument(env); doc.Encoding != "utf-8" || doc.Payload != "héllo" || doc.Size != 6 {
+	p.Payload, p.Size = []byte("héllo"), 6
+	if doc := newPayloadDocument(p); doc.Encoding != "utf-8" || doc.Payload != "héllo" || doc.Size != 6 || doc.Cut {
 		t.Fatalf("text payload %+v", doc)
+	}
+	// A cut in the middle of a character still shows text.
+	p.Payload, p.Size, p.Cut = []byte("hé")[:2], 6, true
+	if doc := newPayloadDocument(p); doc.Encoding != "utf-8" || doc.Payload != "h" || doc.Shown != 1 || !doc.Cut {
+		t.Fatalf("cut text payload %+v", doc)
 	}
 }
 
@@ -193,6 +209,9 @@ var errDown = errors.New("connection refused")
 func (downStore) Stats(context.Context) (outbox.Stats, error) { return outbox.Stats{}, errDown }
 func (downStore) ListDead(context.Context, outbox.DeadQuery) (outbox.DeadLetterPage, error) {
 	return outbox.DeadLetterPage{}, errDown
+}
+func (downStore) DeadPayload(context.Context, reliar.MessageID, int) (outboxdriver.DeadPayload, error) {
+	return outboxdriver.DeadPayload{}, errDown
 }
 func (downStore) RetryDead(context.Context, []reliar.MessageID) (int64, error) { return 0, errDown }
 func (downStore) PurgeDead(context.Context, []reliar.MessageID) (int64, error) { return 0, errDown }

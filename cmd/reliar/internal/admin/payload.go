@@ -3,71 +3,86 @@ package admin
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/cmd/reliar/internal/ops"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// PayloadDocument is the answer of GET /api/dead/{id}/payload?seq=N: one dead
-// letter's payload, as text when it is valid UTF-8, else base64.
+// payloadShown is how much of a payload the page shows unless max_bytes
+// says otherwise: the store's default cap.
+const payloadShown = outboxdriver.DefaultDeadPayloadBytes
+
+// PayloadDocument is the answer of GET /api/dead/{id}/payload?seq=N: the
+// first bytes of one dead letter's payload (at most max_bytes, 64 KiB by
+// default, 16 MiB at most), as text when they are valid UTF-8, else base64.
 type PayloadDocument struct {
 	ID          string `json:"id"`
 	Sequence    int64  `json:"sequence"`
 	MessageType string `json:"message_type"`
 	ContentType string `json:"content_type"`
-	// Size is the payload's length in bytes.
+	// Size is the whole payload's length in bytes.
 	Size int `json:"size"`
+	// Shown is how many of its bytes Payload holds.
+	Shown int `json:"shown"`
+	// Cut says that Payload is the payload's beginning only.
+	Cut bool `json:"cut"`
 	// Encoding is "utf-8" or "base64".
 	Encoding string `json:"encoding"`
 	Payload  string `json:"payload"`
 }
 
-// newPayloadDocument converts a dead row's envelope.
-func newPayloadDocument(env reliar.SerializedEnvelope) PayloadDocument {
+// newPayloadDocument converts what the store read of a dead payload. A cut
+// that split a UTF-8 character leaves the text valid: the partial character
+// is dropped from what is shown.
+func newPayloadDocument(p outboxdriver.DeadPayload) PayloadDocument {
 	doc := PayloadDocument{
-		ID:          env.ID.String(),
-		Sequence:    env.Sequence,
-		MessageType: env.MessageType,
-		ContentType: env.ContentType,
-		Size:        len(env.Payload),
+		ID:          p.ID.String(),
+		Sequence:    p.Sequence,
+		MessageType: p.MessageType,
+		ContentType: p.ContentType,
+		Size:        p.Size,
+		Cut:         p.Cut,
 		Encoding:    "utf-8",
-		Payload:     string(env.Payload),
 	}
-	if !utf8.Valid(env.Payload) {
-		doc.Encoding, doc.Payload = "base64", base64.StdEncoding.EncodeToString(env.Payload)
+	b := p.Payload
+	if p.Cut {
+		b = ops.TrimPartialRune(b)
 	}
+	if !utf8.Valid(b) {
+		b = p.Payload
+		doc.Encoding, doc.Payload = "base64", base64.StdEncoding.EncodeToString(b)
+	} else {
+		doc.Payload = string(b)
+	}
+	doc.Shown = len(b)
 	return doc
 }
 
-// findDead returns the dead letter id at sequence seq: a bounded read of one
-// row through ListDead's cursor. found is false when no dead row has that id
-// and sequence; poisoned holds the decode error of an undecodable one.
-func (s *Server) findDead(ctx context.Context, id reliar.MessageID, seq int64) (rec outbox.DeadRecord, poisoned string, found bool, err error) {
+// readPayload reads at most max bytes of the dead letter id at sequence seq
+// through the store's capped read. found is false when no dead row has that
+// id and sequence.
+func (s *Server) readPayload(ctx context.Context, id reliar.MessageID, seq int64, max int) (p outboxdriver.DeadPayload, found bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
-	page, err := s.cfg.Store.ListDead(ctx, outbox.DeadQuery{AfterSequence: seq - 1, Limit: 1})
-	if err != nil {
-		return outbox.DeadRecord{}, "", false, fmt.Errorf("read dead letter %s: %w", id, err)
+	p, err = s.cfg.Store.DeadPayload(ctx, id, max)
+	switch {
+	case errors.Is(err, outboxdriver.ErrNotDead):
+		return p, false, nil
+	case err != nil:
+		return p, false, fmt.Errorf("read dead letter %s: %w", id, err)
 	}
-	for _, r := range page.Records {
-		if r.Envelope.ID == id && r.Envelope.Sequence == seq {
-			return r, "", true, nil
-		}
-	}
-	for _, p := range page.Poisoned {
-		if p.ID == id && p.Sequence == seq {
-			return outbox.DeadRecord{}, p.Error, true, nil
-		}
-	}
-	return outbox.DeadRecord{}, "", false, nil
+	return p, p.Sequence == seq, nil
 }
 
-// apiPayload serves GET /api/dead/{id}/payload?seq=N. The sequence, which
-// every listing gives, makes the look-up one indexed row.
+// apiPayload serves GET /api/dead/{id}/payload?seq=N[&max_bytes=B]. The
+// sequence, which every listing gives, must match: a link to a row that
+// was purged and whose id came back is not followed.
 func (s *Server) apiPayload(w http.ResponseWriter, r *http.Request, c caller) {
 	id, err := reliar.ParseMessageID(r.PathValue("id"))
 	if err != nil {
@@ -79,7 +94,16 @@ func (s *Server) apiPayload(w http.ResponseWriter, r *http.Request, c caller) {
 		writeError(w, http.StatusBadRequest, "seq must be the dead letter's sequence number, as listed by /api/dead")
 		return
 	}
-	rec, poisoned, found, err := s.findDead(r.Context(), id, seq)
+	max := payloadShown
+	if v := r.URL.Query().Get("max_bytes"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > outboxdriver.MaxDeadPayloadBytes {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("max_bytes must be a number of bytes from 0 (the default, %d) to %d", payloadShown, outboxdriver.MaxDeadPayloadBytes))
+			return
+		}
+		max = n
+	}
+	p, found, err := s.readPayload(r.Context(), id, seq, max)
 	switch {
 	case err != nil:
 		s.log.Error("admin page", "path", r.URL.Path, "error", err)
@@ -88,10 +112,7 @@ func (s *Server) apiPayload(w http.ResponseWriter, r *http.Request, c caller) {
 	case !found:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no dead letter %s at sequence %d", id, seq))
 		return
-	case poisoned != "":
-		writeError(w, http.StatusUnprocessableEntity, "the row cannot be decoded: "+poisoned)
-		return
 	}
-	s.log.Info("admin payload viewed", "id", id.String(), "sequence", seq, "auth", c.how(), "remote", r.RemoteAddr)
-	writeJSON(w, http.StatusOK, newPayloadDocument(rec.Envelope))
+	s.log.Info("admin payload viewed", "id", id.String(), "sequence", seq, "size", p.Size, "shown", len(p.Payload), "auth", c.how(), "remote", r.RemoteAddr)
+	writeJSON(w, http.StatusOK, newPayloadDocument(p))
 }

@@ -22,9 +22,10 @@ func newDeadCommand(app *App) *cobra.Command {
 		Use:   "dead",
 		Short: "List, retry or delete dead-lettered rows",
 		Long: `dead works on the rows that went dead (a permanent failure, too many attempts or
-lapsed claims, expiry, or an undecodable row): list shows them a page at a time,
-retry makes them due again, purge deletes them. They work through the store's
-dead-letter interface, on PostgreSQL, SQLite and MariaDB alike.`,
+lapsed claims, expiry, or an undecodable row): list shows them a page at a time
+(never their payloads), show prints one payload (capped), retry makes them due
+again, purge deletes them. They work through the store's dead-letter interface,
+on PostgreSQL, SQLite and MariaDB alike.`,
 		Example: `  reliar dead list --database-url postgres://app@db/orders --type orders.placed
   reliar dead retry --database-url postgres://app@db/orders 0190a4c2-7b1e-7cde-8f00-1234567890ab`,
 		Args: cobra.NoArgs,
@@ -32,7 +33,7 @@ dead-letter interface, on PostgreSQL, SQLite and MariaDB alike.`,
 		// a help page.
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newDeadListCommand(app), newDeadActionCommand(app, ops.Retry), newDeadActionCommand(app, ops.Delete))
+	cmd.AddCommand(newDeadListCommand(app), newDeadShowCommand(app), newDeadActionCommand(app, ops.Retry), newDeadActionCommand(app, ops.Delete))
 	return cmd
 }
 
@@ -117,8 +118,12 @@ The last line on stdout is
 or
   dead list: N records, P poisoned; more after sequence S (--after S)
 With --json, one object: {"records":[{"id","sequence","message_type","tenant_id",
-"dead_reason","attempts","last_error","dead_at"}…],"poisoned":[{"id","sequence",
-"error"}…],"next_after_sequence":S or null}.`,
+"dead_reason","attempts","last_error","dead_at","payload_size"}…],"poisoned":[{"id",
+"sequence","error"}…],"next_after_sequence":S or null}.
+
+The listing never reads payloads (reliar dead show prints one) and reads at most
+2 KiB of each last_error and 8 KiB of each metadata and headers document, so its
+memory stays small whatever the rows hold.`,
 		Example: `  reliar dead list --database-url postgres://app@db/orders --type orders.placed --before 24h
   reliar dead list --database-url sqlite://orders.db --limit 500 --after 1200 --json`,
 		Args: cobra.NoArgs,

@@ -22,11 +22,15 @@ type DeadRecordJSON struct {
 	Sequence    int64  `json:"sequence"`
 	MessageType string `json:"message_type"`
 	// TenantID is null for a row without a tenant.
-	TenantID   *string   `json:"tenant_id"`
-	DeadReason string    `json:"dead_reason"`
-	Attempts   int       `json:"attempts"`
-	LastError  string    `json:"last_error"`
-	DeadAt     time.Time `json:"dead_at"`
+	TenantID   *string `json:"tenant_id"`
+	DeadReason string  `json:"dead_reason"`
+	Attempts   int     `json:"attempts"`
+	// LastError is at most 2 KiB of the row's last_error.
+	LastError string    `json:"last_error"`
+	DeadAt    time.Time `json:"dead_at"`
+	// PayloadSize is the payload's length in bytes; the listing never
+	// reads the payload itself (reliar dead show does).
+	PayloadSize int `json:"payload_size"`
 }
 
 // PoisonedJSON is one dead row that cannot be decoded.
@@ -58,6 +62,7 @@ func NewDeadListDocument(page outbox.DeadLetterPage) DeadListDocument {
 			Attempts:    r.Attempts,
 			LastError:   r.LastError,
 			DeadAt:      r.DeadAt.UTC(),
+			PayloadSize: r.PayloadSize,
 		})
 	}
 	for _, p := range page.Poisoned {
@@ -74,7 +79,7 @@ const lastErrorWidth = 72
 func DeadTable(page outbox.DeadLetterPage) []string {
 	var lines []string
 	if len(page.Records) > 0 {
-		rows := [][]string{{"SEQUENCE", "ID", "TYPE", "TENANT", "REASON", "ATTEMPTS", "DEAD_AT", "LAST_ERROR"}}
+		rows := [][]string{{"SEQUENCE", "ID", "TYPE", "TENANT", "REASON", "ATTEMPTS", "DEAD_AT", "SIZE", "LAST_ERROR"}}
 		for _, r := range page.Records {
 			tenant := r.Envelope.Metadata.TenantID
 			if tenant == "" {
@@ -83,7 +88,7 @@ func DeadTable(page outbox.DeadLetterPage) []string {
 			rows = append(rows, []string{
 				strconv.FormatInt(r.Envelope.Sequence, 10), r.Envelope.ID.String(), r.Envelope.MessageType,
 				tenant, string(r.DeadReason), strconv.Itoa(r.Attempts),
-				r.DeadAt.UTC().Format(time.RFC3339), Clip(r.LastError, lastErrorWidth),
+				r.DeadAt.UTC().Format(time.RFC3339), strconv.Itoa(r.PayloadSize), Clip(r.LastError, lastErrorWidth),
 			})
 		}
 		lines = append(lines, Table(rows, 2)...)

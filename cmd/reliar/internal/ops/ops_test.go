@@ -370,7 +370,7 @@ func TestDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"records":[{"id":"` + id.String() + `","sequence":7,"message_type":"orders.placed","tenant_id":"acme","dead_reason":"max_attempts","attempts":5,"last_error":"timeout\nafter 5s","dead_at":"2024-05-01T07:00:00Z"}],"poisoned":[{"id":"` + id.String() + `","sequence":9,"error":"bad metadata"}],"next_after_sequence":9}`
+	want := `{"records":[{"id":"` + id.String() + `","sequence":7,"message_type":"orders.placed","tenant_id":"acme","dead_reason":"max_attempts","attempts":5,"last_error":"timeout\nafter 5s","dead_at":"2024-05-01T07:00:00Z","payload_size":0}],"poisoned":[{"id":"` + id.String() + `","sequence":9,"error":"bad metadata"}],"next_after_sequence":9}`
 	if string(b) != want {
 		t.Fatalf("document\n%s\nwant\n%s", b, want)
 	}

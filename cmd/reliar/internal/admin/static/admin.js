@@ -49,9 +49,10 @@ document.addEventListener("DOMContentLoaded", () => {
           return;
         }
         meta.textContent = doc.id + " · " + doc.message_type + " · " + doc.content_type + " · " + doc.size + " bytes" +
+          (doc.cut ? " · the first " + doc.shown + " shown" : "") +
           (doc.encoding === "base64" ? " · base64" : "");
         let text = doc.payload;
-        if (doc.encoding === "utf-8" && /json/.test(doc.content_type)) {
+        if (doc.encoding === "utf-8" && !doc.cut && /json/.test(doc.content_type)) {
           try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { /* shown as sent */ }
         }
         body.textContent = text;

@@ -1,0 +1,52 @@
+package sqlitestore_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/reliar/reliar/outbox/outboxdriver"
+	"github.com/reliar/reliar/store/sqlitestore"
+)
+
+// TestListDeadBoundedWhateverTheRowsHold writes dead rows with plain SQL, as
+// another language would: 8 MiB payloads, and metadata, headers and
+// last_error of 1 MiB each. A page of them allocates a small fraction of
+// that: the listing reads no payload and caps the rest in its SQL.
+func TestListDeadBoundedWhateverTheRowsHold(t *testing.T) {
+	db, _ := newDB(t)
+	s, err := sqlitestore.New(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO outbox
+			(id, message_type, payload, metadata, headers, metadata_version, dead_at, dead_reason, last_error, tenant_id)
+			VALUES (lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-7' || substr(hex(randomblob(2)), 2) || '-8' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))),
+			        'huge', zeroblob(8388608),
+			        json_object('routing', json_object('source', printf('%.*c', 1048576, 'm'))),
+			        json_object('big', printf('%.*c', 1048576, 'h')), 1,
+			        1, 'permanent', printf('%.*c', 1048576, 'e'), 'acme')`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	page, err := s.ListDead(t.Context(), outboxdriver.DeadQuery{Limit: 20})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Records) != 5 {
+		t.Fatalf("%d records, %d poisoned %v; want 5 records", len(page.Records), len(page.Poisoned), page.Poisoned)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("ListDead allocated %d KiB for rows of 11 MiB each", alloc>>10)
+	}
+	for _, r := range page.Records {
+		if len(r.Envelope.Payload) != 0 || r.PayloadSize != 8<<20 || len(r.LastError) > outboxdriver.ListedLastErrorBytes ||
+			!r.LastErrorCut || !r.MetadataCut || !r.HeadersCut || r.Envelope.Metadata.TenantID != "acme" {
+			t.Fatalf("record: payload %d bytes of %d, last_error %d bytes, cut %t/%t/%t, tenant %q", len(r.Envelope.Payload), r.PayloadSize,
+				len(r.LastError), r.MetadataCut, r.HeadersCut, r.LastErrorCut, r.Envelope.Metadata.TenantID)
+		}
+	}
+}
