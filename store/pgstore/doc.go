@@ -101,8 +101,9 @@
 // # Wake-ups and ordering
 //
 // Enqueue issues pg_notify inside the caller's transaction, delivered at
-// commit; [Store.Wakeups] listens on a dedicated connection, and a
-// dispatcher claims within about half a millisecond of a commit instead of
+// commit; [Store.Wakeups] listens on a dedicated connection — one per
+// store, shared by every dispatcher that subscribes, so that the number of
+// dispatchers never multiplies connections —, and a dispatcher claims within about half a millisecond of a commit instead of
 // waiting for its next poll (up to its IdlePollInterval, 1 s by default,
 // when idle). The price: PostgreSQL takes a cluster-wide lock while a
 // notifying transaction commits, so notifying commits do not share WAL

@@ -62,7 +62,8 @@
 // [Store.Wakeups] implements outboxdriver.Notifier without help from SQLite, which
 // has no notifications: a watcher polls PRAGMA data_version (which moves
 // when any other connection, in this process or another, commits) every few
-// milliseconds on a connection of its own, outside the application's pool,
+// milliseconds on a connection of its own, outside the application's pool
+// (one watcher per store, whatever the number of dispatchers subscribing),
 // and signals when the outbox's
 // largest sequence has grown. A dispatcher so claims a new message within
 // about [DefaultWakeupInterval] of its commit instead of its next poll; the
