@@ -7,7 +7,6 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/reliar/reliar v0.0.0
-	github.com/reliar/reliar/publisher/nats v0.0.0
 	github.com/reliar/reliar/store/pgstore v0.0.0
 )
 
