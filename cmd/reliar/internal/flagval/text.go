@@ -74,4 +74,4 @@ func (v *addr) Set(s string) error {
 
 func (v *addr) String() string { return *v.p }
 
-func (v *addr) Type() string { return "host:port" }
+func (v *addr) Type() string { return "string" }
