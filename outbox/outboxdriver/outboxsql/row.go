@@ -112,7 +112,7 @@ func (r *Raw[T]) Row(c TimeCodec[T]) (outboxdriver.Row, error) {
 	if id.String() != r.ID {
 		// Outcome writes name the row by its canonical id: a row stored in
 		// another form would be published again at every lease.
-		return reliar.SerializedEnvelope{}, &outboxdriver.DecodeError{ID: id, Reason: "id " + strconv.Quote(r.ID) + " is not a canonical lower-case UUID"}
+		return outboxdriver.Row{}, &outboxdriver.DecodeError{ID: id, Reason: "id " + strconv.Quote(r.ID) + " is not a canonical lower-case UUID"}
 	}
 	at := c.Decode(r.AvailableAt)
 	row := outboxdriver.Row{
