@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/reliar/reliar/outbox/outboxdriver"
@@ -108,7 +109,15 @@ func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outb
 }
 
 // exec runs one statement and returns the rows it affected.
+//
+// On a handle opened by Open it holds the write lock at the front of the
+// line, like every write of the store.
 func (s *Store) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
-	n, err := outboxsql.Affected(s.db.ExecContext(ctx, query, args...))
-	return n, wrapErr(op, err)
+	var n int64
+	err := storeWrite(ctx, s.db, op, func(ctx context.Context, conn *sql.Conn) error {
+		var err error
+		n, err = outboxsql.Affected(conn.ExecContext(ctx, query, args...))
+		return wrapErr(op, err)
+	})
+	return n, err
 }

@@ -24,32 +24,35 @@ const rollbackTimeout = 5 * time.Second
 // and then writes never fails for a commit that happened in between. fn's
 // error is returned as it is; the transaction commits only when fn returns
 // nil.
+//
+// On a handle opened by Open it holds the write lock at the front of the
+// line (writelock.go), so it never waits in SQLite's busy handler for a
+// writer of this process.
 func immediate(ctx context.Context, db *sql.DB, op string, fn func(q querier) error) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return wrapErr(op, err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		// The BEGIN may have been interrupted after it took effect.
-		rollback(conn)
-		return wrapErr(op, err)
-	}
-	if err := fn(conn); err != nil {
-		rollback(conn)
-		return err
-	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		rollback(conn)
-		return wrapErr(op, err)
-	}
-	return nil
+	return storeWrite(ctx, db, op, func(ctx context.Context, conn *sql.Conn) error {
+		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			// The BEGIN may have been interrupted after it took effect.
+			rollback(ctx, conn)
+			return wrapErr(op, err)
+		}
+		if err := fn(conn); err != nil {
+			rollback(ctx, conn)
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+			rollback(ctx, conn)
+			return wrapErr(op, err)
+		}
+		return nil
+	})
 }
 
-// rollback ends the open transaction on conn. When that fails the connection
-// is discarded, so that no later user finds it inside a transaction.
-func rollback(conn *sql.Conn) {
-	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+// rollback ends the open transaction on conn, even when ctx is done (its
+// values, such as the write lock being held, are kept). When that fails the
+// connection is discarded, so that no later user finds it inside a
+// transaction.
+func rollback(ctx context.Context, conn *sql.Conn) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
 	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
 		discard(conn)

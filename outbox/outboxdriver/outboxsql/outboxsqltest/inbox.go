@@ -133,6 +133,11 @@ func (tg Target[T]) InboxSchemaErrorsArePermanent(t *testing.T) {
 	if op, ok := tg.ErrorOp(err); !ok || !reliar.IsPermanent(err) || op != "mark processed" {
 		t.Fatalf("MarkProcessed = %v, want a permanent *Error", err)
 	}
+	// End the transaction first: a store write waits for the writers before
+	// it, and this goroutine's own transaction is one of them.
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
 	_, err = in.PurgeProcessed(t.Context(), time.Hour, 10)
 	if _, ok := tg.ErrorOp(err); !ok || !reliar.IsPermanent(err) {
 		t.Fatalf("PurgeProcessed = %v, want a permanent *Error", err)
