@@ -61,9 +61,9 @@ func Open(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	lock := &writeLock{}
-	db := sql.OpenDB(&lockingConnector{inner: inner, lock: lock})
-	handleLocks.Store(db, lock)
+	conn := newLockingConnector(inner)
+	db := sql.OpenDB(conn)
+	handleLocks.Store(db, conn.lock)
 	// Connections are opened lazily; open one now so that a bad path or a
 	// file that is not a database fails here, not at the first claim.
 	if err := db.Ping(); err != nil {

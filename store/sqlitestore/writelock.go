@@ -139,10 +139,27 @@ func storeWrite(ctx context.Context, db *sql.DB, op string, fn func(ctx context.
 	return fn(ctx, conn)
 }
 
-// lockingConnector opens connections that wait for the handle's write lock.
+// lockingConnector opens connections that wait for the handle's write lock,
+// and checkpoints the write-ahead log in the background: SQLite's automatic
+// checkpoint runs inside the COMMIT that crosses its threshold, so one
+// writer in a thousand pages would hold the write lock — and every writer
+// queued behind it — through the copy of the log into the database and its
+// fsync. The connections turn it off; a goroutine of the handle runs a
+// PASSIVE checkpoint, which takes no write lock, every checkpointEvery.
 type lockingConnector struct {
 	inner driver.Connector
 	lock  *writeLock
+
+	once sync.Once
+	stop chan struct{}
+	done chan struct{}
+}
+
+// checkpointEvery is the interval of the background checkpoints.
+const checkpointEvery = 200 * time.Millisecond
+
+func newLockingConnector(inner driver.Connector) *lockingConnector {
+	return &lockingConnector{inner: inner, lock: &writeLock{}, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 func (c *lockingConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -150,10 +167,72 @@ func (c *lockingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := execOn(ctx, conn, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c.once.Do(func() { go c.checkpoints() })
 	return newLockingConn(conn, c.lock), nil
 }
 
 func (c *lockingConnector) Driver() driver.Driver { return c.inner.Driver() }
+
+// Close stops the background checkpoints; sql.DB.Close calls it.
+func (c *lockingConnector) Close() error {
+	c.once.Do(func() { close(c.done) }) // never started: nothing to wait for
+	select {
+	case <-c.stop:
+	default:
+		close(c.stop)
+	}
+	<-c.done
+	return nil
+}
+
+// checkpoints runs a PASSIVE checkpoint on a connection of its own every
+// checkpointEvery, until Close, and a last one then.
+func (c *lockingConnector) checkpoints() {
+	defer close(c.done)
+	var conn driver.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		stopped := false
+		select {
+		case <-c.stop:
+			stopped = true
+		case <-t.C:
+		}
+		if conn == nil {
+			var err error
+			if conn, err = c.inner.Connect(context.Background()); err != nil {
+				conn = nil
+			}
+		}
+		if conn != nil && execOn(context.Background(), conn, "PRAGMA wal_checkpoint(PASSIVE)") != nil {
+			conn.Close() // try a fresh connection next time
+			conn = nil
+		}
+		if stopped {
+			return
+		}
+	}
+}
+
+// execOn runs one statement on a driver connection of the modernc driver.
+func execOn(ctx context.Context, conn driver.Conn, query string) error {
+	e, ok := conn.(driver.ExecerContext)
+	if !ok {
+		return nil
+	}
+	_, err := e.ExecContext(ctx, query, nil)
+	return err
+}
 
 // lockingConn is a connection whose read-write transactions hold the write
 // lock. Only one goroutine uses it at a time (database/sql guarantees it),

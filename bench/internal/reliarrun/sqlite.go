@@ -60,7 +60,7 @@ func (v SQLiteVariant) System() harness.System {
 }
 
 func (v SQLiteVariant) open(ctx context.Context, env pgenv.Env) (harness.Target, error) {
-	db, err := sqliteenv.Open(ctx, env.Dir, v.Conns)
+	db, err := sqliteenv.Open(ctx, env.Dir, v.Conns, true)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func (v SQLiteVariant) config(workers *river.Workers) *river.Config {
 }
 
 func (v SQLiteVariant) open(ctx context.Context, env pgenv.Env) (harness.Target, error) {
-	db, err := sqliteenv.Open(ctx, env.Dir, v.Conns)
+	db, err := sqliteenv.Open(ctx, env.Dir, v.Conns, false)
 	if err != nil {
 		return nil, err
 	}

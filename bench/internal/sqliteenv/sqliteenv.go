@@ -28,8 +28,11 @@ const FileName = "bench.db"
 
 // Open opens (creating it) the database file of the run whose directory is
 // dir, with at most conns open connections (DefaultConns when conns <= 0),
-// and checks that it can be used.
-func Open(ctx context.Context, dir string, conns int) (*sql.DB, error) {
+// and checks that it can be used. With queued, it opens it the way Reliar's
+// documentation says to, with sqlitestore.Open, whose handle queues its
+// writers in Go instead of SQLite's busy handler (same DSN); River's runs
+// open it with sql.Open, which is what River's driver takes.
+func Open(ctx context.Context, dir string, conns int, queued bool) (*sql.DB, error) {
 	if dir == "" {
 		return nil, errors.New("sqliteenv: the run has no directory")
 	}
@@ -37,7 +40,13 @@ func Open(ctx context.Context, dir string, conns int) (*sql.DB, error) {
 		conns = DefaultConns
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := sql.Open(sqlitestore.DriverName, sqlitestore.DSN(path))
+	var db *sql.DB
+	var err error
+	if queued {
+		db, err = sqlitestore.Open(path)
+	} else {
+		db, err = sql.Open(sqlitestore.DriverName, sqlitestore.DSN(path))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sqliteenv: open %s: %w", path, err)
 	}

@@ -8,7 +8,13 @@ import (
 // TestSettings checks that a handle has the store's settings, read back from
 // SQLite itself.
 func TestSettings(t *testing.T) {
-	db, err := Open(t.Context(), t.TempDir(), 0)
+	for _, queued := range []bool{false, true} {
+		settings(t, queued)
+	}
+}
+
+func settings(t *testing.T, queued bool) {
+	db, err := Open(t.Context(), t.TempDir(), 0, queued)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +33,7 @@ func TestSettings(t *testing.T) {
 	if !strings.EqualFold(mode, "wal") || sync != 2 || busy <= 0 || db.Stats().MaxOpenConnections != DefaultConns {
 		t.Fatalf("journal_mode %s, synchronous %d (2 is FULL), busy_timeout %d, max open %d", mode, sync, busy, db.Stats().MaxOpenConnections)
 	}
-	if _, err := Open(t.Context(), "", 1); err == nil {
+	if _, err := Open(t.Context(), "", 1, queued); err == nil {
 		t.Fatal("Open without a directory succeeded")
 	}
 }
