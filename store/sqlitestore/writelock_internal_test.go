@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -152,5 +153,47 @@ func TestOpenQueuesWriters(t *testing.T) {
 	}
 	if lockFor(db) == nil {
 		t.Fatal("Open registered no write lock")
+	}
+}
+
+// The connections of a handle opened by Open leave checkpoints to the
+// handle's own goroutine, which DB.Close stops (goleak checks it in
+// TestMain), and which keeps the log from growing without bound.
+func TestOpenCheckpointsInTheBackground(t *testing.T) {
+	path := t.TempDir() + "/ckpt.db"
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	var auto int
+	if err := db.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&auto); err != nil || auto != 0 {
+		t.Fatalf("wal_autocheckpoint = %d (%v), want 0 on the handle's connections", auto, err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE t (b BLOB)`); err != nil {
+		t.Fatal(err)
+	}
+	for range 300 {
+		if _, err := db.ExecContext(ctx, `INSERT INTO t (b) VALUES (randomblob(8000))`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// With automatic checkpoints off, the rows reach the database file only
+	// through the background checkpoint: the file grows to hold them.
+	var size int64
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size = fi.Size(); size > 2<<20 {
+			break
+		}
+	}
+	if size <= 2<<20 {
+		t.Fatalf("database file %d bytes after 2.4 MB of rows: the log was not checkpointed", size)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
