@@ -341,9 +341,10 @@ func TestDemo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, nil, append([]string{"demo", "--messages", "200"}, tt.args...)...)
-			if r.code != 0 || r.stderr != "" {
+			if r.code != 0 {
 				t.Fatalf("code %d, stderr %q", r.code, r.stderr)
 			}
+			checkDemoStderr(t, r.stderr)
 			m := demoLine.FindStringSubmatch(lastLine(t, r.stdout))
 			if m == nil {
 				t.Fatalf("last line of %q does not match %v", r.stdout, demoLine)
@@ -352,6 +353,40 @@ func TestDemo(t *testing.T) {
 				t.Fatalf("summary %q", m[0])
 			}
 		})
+	}
+}
+
+// demoTransient are the dispatcher's log messages for a store call that was
+// slow: on a machine whose disk or cores are saturated by other work (the
+// race detector makes the pure-Go SQLite many times slower), a claim or an
+// outcome write can outlast StoreTimeout. The demo recovers from them, so
+// they are not failures; anything else on stderr is.
+var demoTransient = []string{
+	`msg="claim failed; backing off"`,
+	`msg="outcome write failed; will retry"`,
+	`msg="lease renewal failed"`,
+	`msg="a call ignored its context past its deadline`,
+	`msg="releasing the rows of a claim that returned after it was given up"`,
+}
+
+// checkDemoStderr fails unless every line of stderr is a transient
+// condition of the store, which it logs.
+func checkDemoStderr(t *testing.T, stderr string) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		transient := false
+		for _, m := range demoTransient {
+			if strings.Contains(line, m) && strings.Contains(line, "component=reliar.outbox.dispatcher") {
+				transient = true
+			}
+		}
+		if !transient {
+			t.Fatalf("stderr line %q; all of stderr:\n%s", line, stderr)
+		}
+		t.Logf("transient (a slow store call on a loaded machine): %s", line)
 	}
 }
 

@@ -213,9 +213,13 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	opts := storeurl.Options{Logger: cfg.Logger}
 	if loc.Driver() == "sqlite" {
-		// One connection for the dispatcher's wake-up watcher, one that
-		// every writer (orders, claims, outcomes) queues for in turn.
-		opts.MaxConns = 2
+		// A connection for every producer and for the dispatcher's claims,
+		// outcome writes and renewals: each writer then waits in the
+		// handle's write queue, where the store's writes go first, instead
+		// of in database/sql's pool, which serves its waiters in no order
+		// (with two connections a claim could wait seconds behind the
+		// producers). The wake-up watcher has a connection of its own.
+		opts.MaxConns = cfg.Producers + demoStoreConns
 	}
 	backend, err := loc.OpenScratch(ctx, opts)
 	if err != nil {
@@ -289,6 +293,11 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	res.Dead = int(count.dead.Load())
 	return res, nil
 }
+
+// demoStoreConns is the SQLite demo's connections beyond one per producer:
+// the dispatcher's claims, outcome writes and renewals, and the progress
+// poll's Stats.
+const demoStoreConns = 8
 
 // locate parses the database URL, if any.
 func locate(raw string) (storeurl.Location, error) {
