@@ -37,13 +37,10 @@
 // themselves should commit each step before the next (goose: a file per
 // no-transaction step, with "-- +goose NO TRANSACTION").
 //
-// Measured here (2 cores, PostgreSQL 15), schema version 4 on a table of
-// 1,000,000 rows (a quarter pending) while four producers committed
-// single-row transactions: the migration took 3.4 s, and the 3,819 commits
-// made meanwhile took p50 1.6 ms, p99 32 ms, max 119 ms. Applied as one
-// transaction, the same file held its lock through the validation and the
-// producers committed 6 transactions in its 4.2 s
-// (TestMigrateMillionRowsWhileProducersCommit logs the numbers of each run).
+// Producers keep committing while Migrate upgrades a large table, where
+// the same file applied as one transaction would hold its lock through the
+// validation and stall them; see BENCHMARKS.md for the commit latencies
+// measured during a migration of a million rows.
 //
 // # Rows written with plain SQL
 //
@@ -103,19 +100,17 @@
 // Enqueue issues pg_notify inside the caller's transaction, delivered at
 // commit; [Store.Wakeups] listens on a dedicated connection — one per
 // store, shared by every dispatcher that subscribes, so that the number of
-// dispatchers never multiplies connections —, and a dispatcher claims within about half a millisecond of a commit instead of
-// waiting for its next poll (up to its IdlePollInterval, 1 s by default,
-// when idle). The price: PostgreSQL takes a cluster-wide lock while a
-// notifying transaction commits, so notifying commits do not share WAL
-// flushes with each other. Measured here (2 cores, PostgreSQL 15, eight
-// producers, BenchmarkEnqueueConcurrent), one message per transaction ran
-// at 2.8–3.2 k/s with notifications against 4.7–5.3 k/s without; 100
-// messages per transaction at 102–111 k/s against 91–123 k/s, no
-// difference beyond the noise; a single producer pays 3–15 % per
-// single-message transaction. Notifications are therefore on by default:
-// they cost only producers that commit thousands of single-message
-// transactions per second concurrently, and save every message a poll
-// interval. [WithoutNotify] turns them off for those producers (pair it
+// dispatchers never multiplies connections —, and a dispatcher claims
+// right after a commit instead of waiting for its next poll (up to its
+// IdlePollInterval, 1 s by default, when idle). The price: PostgreSQL takes
+// a cluster-wide lock while a notifying transaction commits, so notifying
+// commits do not share WAL flushes with each other. Concurrent producers
+// of single-message transactions commit markedly fewer per second with
+// notifications than without; with many messages per transaction the
+// difference is within the noise (see BENCHMARKS.md for the figures).
+// Notifications are therefore on by default: they cost only producers that
+// commit thousands of single-message transactions per second concurrently,
+// and save every message a poll interval. [WithoutNotify] turns them off for those producers (pair it
 // with a short PollInterval and IdlePollInterval on the dispatchers), and
 // behind PgBouncer in transaction pooling mode, where LISTEN does not work.
 //
@@ -155,14 +150,12 @@
 // [WithAsyncCommit] sends SET LOCAL synchronous_commit = off with every claim
 // and outcome write, in the same round trip, so that they no longer wait
 // for a WAL flush. A claim's flush is most of its time when the system is
-// idle and most of the idle latency's tail when other processes flush:
-// with the peer harness's latency scenario (1,000 single-message
-// transactions at 200/s, commit to publish, five interleaved runs) the
-// default gave p50 0.42–0.59 ms and p99 1.18–4.74 ms, WithAsyncCommit p50
-// 0.35–0.48 ms and p99 0.85–1.52 ms. Drain throughput moved by 0–8 %, within
-// the noise on long drains. It is not the default because a crash of the
-// database server then turns the rows in flight into duplicates that look
-// like first deliveries (see the option), where synchronous claims let the
+// idle and most of the idle latency's tail when other processes flush, so
+// WithAsyncCommit lowers both the median and the tail of the idle latency
+// while drain throughput stays within the noise on long drains (see
+// BENCHMARKS.md for the figures). It is not the default because a crash of
+// the database server then turns the rows in flight into duplicates that
+// look like first deliveries (see the option), where synchronous claims let the
 // dispatchers finish them after the restart without a duplicate.
 //
 // [WithDeleteOnComplete] deletes rows as they are published instead of

@@ -124,9 +124,9 @@ func loadMigrations(n names) ([]migration, error) {
 //     context) is finished by the next one.
 //
 // Constraints are added NOT VALID and validated in a later step, which reads
-// the table without blocking writes; indexes are built CONCURRENTLY. The
-// package documentation has the commit latency producers saw while a
-// migration ran on a table of a million rows.
+// the table without blocking writes; indexes are built CONCURRENTLY.
+// BENCHMARKS.md has the commit latency producers saw while a migration ran
+// on a table of a million rows.
 //
 // It takes the options of New and migrates the schema they name (WithSchema),
 // so that one option list migrates and dispatches the same table.

@@ -145,8 +145,8 @@ func deref(p *string) string {
 // The upgrade to schema version 4 on a table of a million rows while
 // producers commit single-row transactions: no step may hold a lock that
 // makes them wait for the table's scan. The commit latencies seen during
-// the migration are logged (the package documentation, "Migrations", has
-// a run's); the test asserts that every producer kept committing while the
+// the migration are logged (BENCHMARKS.md, "PostgreSQL: migrating a live
+// table", has a run's); the test asserts that every producer kept committing while the
 // migration ran.
 func TestMigrateMillionRowsWhileProducersCommit(t *testing.T) {
 	t.Parallel()

@@ -165,7 +165,7 @@ func WithoutNotify() Option {
 // dispatcher's four documented windows: the record does not say it was
 // reclaimed, the broker's dedup-window check and MaxClaims do not see it.
 // It lowers the idle latency's tail, where a claim's WAL flush is most of
-// the claim's time; see the package documentation for the measurements.
+// the claim's time; see BENCHMARKS.md for the measurements.
 func WithAsyncCommit() Option {
 	return func(c *config) error {
 		c.asyncCommit = true

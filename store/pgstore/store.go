@@ -126,8 +126,8 @@ type batch struct {
 // planner picks one when the table's statistics are stale or absent: a
 // fresh or fast-growing outbox, before autovacuum has analyzed it, looks a
 // few hundred rows small, and a generic plan made then stays cached on the
-// connection. A drain probe saw a 100-row Complete take 14 ms, all of it a
-// sequential scan of 30,000 rows, where the index takes 0.7 ms.
+// connection, and keeps scanning the whole table as it grows
+// (BENCHMARKS.md, "The claim path", has the drain probe's figures).
 const (
 	setTimeout = "SELECT pg_catalog.set_config('statement_timeout', $1, true)"
 

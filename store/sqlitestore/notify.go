@@ -12,12 +12,12 @@ import (
 )
 
 // DefaultWakeupInterval is how often, by default, the watcher behind
-// [Store.Wakeups] looks for new messages. Measured on a small shared
-// machine: one idle look takes about 7µs of work (BenchmarkWakeupLook), and
-// a watcher at this interval costs 1 to 2% of one core while nothing
-// happens, mostly the Go runtime waking up for the ticker. A dispatcher that
-// can wait longer for new messages sets a longer interval, or runs with
-// outbox.WithoutWakeups and polls only.
+// [Store.Wakeups] looks for new messages. An idle look is one cheap PRAGMA,
+// and a watcher at this interval costs a small share of one core while
+// nothing happens, mostly the Go runtime waking up for the ticker (see
+// BENCHMARKS.md for the figures). A dispatcher that can wait longer for new
+// messages sets a longer interval, or runs with outbox.WithoutWakeups and
+// polls only.
 const DefaultWakeupInterval = 10 * time.Millisecond
 
 var _ outboxdriver.Notifier = (*Store)(nil)
