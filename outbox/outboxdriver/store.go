@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
@@ -358,9 +357,5 @@ func CutLastError(s string) (string, bool) {
 	if len(s) <= ListedLastErrorBytes {
 		return s, false
 	}
-	cut := ListedLastErrorBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut], true
+	return TruncateUTF8(s, ListedLastErrorBytes), true
 }
