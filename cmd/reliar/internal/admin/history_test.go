@@ -170,6 +170,36 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
+// Every problem of one Config is reported at once, each matching
+// ErrBadConfig.
+func TestNewReportsEveryProblem(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want []string
+	}{
+		{"no store and a short token", Config{Token: "short"}, []string{"no store", "fewer than 16"}},
+		{"two negative durations", Config{Store: downStore{}, Token: testToken, StoreTimeout: -time.Second, ActionTimeout: -time.Minute},
+			[]string{"negative duration: StoreTimeout -1s", "negative duration: ActionTimeout -1m0s"}},
+		{"no token and history shorter than a sample", Config{Store: downStore{}, SampleInterval: time.Hour, History: time.Minute},
+			[]string{"no access token", "shorter"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.cfg)
+			j, ok := err.(interface{ Unwrap() []error })
+			if !ok || len(j.Unwrap()) != len(tt.want) {
+				t.Fatalf("New = %v; want %d problems joined", err, len(tt.want))
+			}
+			for i, e := range j.Unwrap() {
+				if !errors.Is(e, ErrBadConfig) || !strings.Contains(e.Error(), tt.want[i]) {
+					t.Errorf("problem %d = %v; want ErrBadConfig with %q", i, e, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
 func TestTrackerRefusesAfterClose(t *testing.T) {
 	var tr tracker
 	if !tr.enter() {

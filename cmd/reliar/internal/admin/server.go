@@ -82,21 +82,37 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// validate reports the first invalid field; it changes nothing.
+// validate reports every invalid field at once, as an errors.Join of one
+// error per problem, each matching ErrBadConfig; it changes nothing.
 func (c Config) validate() error {
-	switch {
-	case c.Store == nil:
-		return fmt.Errorf("%w: no store", ErrBadConfig)
-	case c.Token == "":
-		return fmt.Errorf("%w: no access token", ErrBadConfig)
-	case len(c.Token) < MinTokenLength:
-		return fmt.Errorf("%w: the access token has %d characters, fewer than %d", ErrBadConfig, len(c.Token), MinTokenLength)
-	case c.SampleInterval < 0, c.History < 0, c.StoreTimeout < 0, c.ActionTimeout < 0:
-		return fmt.Errorf("%w: negative duration", ErrBadConfig)
-	case c.History < c.SampleInterval:
-		return fmt.Errorf("%w: history %v is shorter than the sample interval %v", ErrBadConfig, c.History, c.SampleInterval)
+	var problems []error
+	bad := func(format string, args ...any) {
+		problems = append(problems, fmt.Errorf("%w: %s", ErrBadConfig, fmt.Sprintf(format, args...)))
 	}
-	return nil
+	if c.Store == nil {
+		bad("no store")
+	}
+	switch {
+	case c.Token == "":
+		bad("no access token")
+	case len(c.Token) < MinTokenLength:
+		bad("the access token has %d characters, fewer than %d", len(c.Token), MinTokenLength)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"SampleInterval", c.SampleInterval}, {"History", c.History},
+		{"StoreTimeout", c.StoreTimeout}, {"ActionTimeout", c.ActionTimeout},
+	} {
+		if d.v < 0 {
+			bad("negative duration: %s %v", d.name, d.v)
+		}
+	}
+	if c.SampleInterval >= 0 && c.History >= 0 && c.History < c.SampleInterval {
+		bad("history %v is shorter than the sample interval %v", c.History, c.SampleInterval)
+	}
+	return errors.Join(problems...)
 }
 
 // Server is the admin page: an http.Handler, and the sampler that feeds
@@ -114,7 +130,8 @@ type Server struct {
 	inflight tracker
 }
 
-// New checks cfg and builds a Server.
+// New checks cfg, reporting every problem of it at once (each matching
+// ErrBadConfig), and builds a Server.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {

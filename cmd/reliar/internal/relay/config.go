@@ -93,40 +93,61 @@ type Config struct {
 // Config that cannot run.
 var ErrInvalidConfig = errors.New("relay: invalid configuration")
 
-// validate checks c without changing it. Settings are checked as far as
-// they can be before the store is known (per-key ordering needs the
-// store's capability, checked when the dispatchers are made).
+// validate checks c without changing it and reports every problem at once:
+// an errors.Join of one error per problem, each matching ErrInvalidConfig,
+// and those about the dispatcher or maintainer settings also matching
+// outbox.ErrInvalidSettings (an *outbox.ConfigError each). Settings are
+// checked as far as they can be before the store is known (per-key
+// ordering needs the store's capability, checked when the dispatchers are
+// made).
 func (c Config) validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrInvalidConfig, fmt.Sprintf(format, args...))
+	var problems []error
+	bad := func(format string, args ...any) {
+		problems = append(problems, fmt.Errorf("%w: %s", ErrInvalidConfig, fmt.Sprintf(format, args...)))
+	}
+	if c.Store == (storeurl.Location{}) {
+		bad("no database URL")
+	}
+	if c.Broker.Kind() == "" {
+		bad("no broker URL")
 	}
 	switch {
-	case c.Store == (storeurl.Location{}):
-		return bad("no database URL")
-	case c.Broker.Kind() == "":
-		return bad("no broker URL")
 	case c.Dispatchers < 0:
-		return bad("dispatchers must be positive, not %d", c.Dispatchers)
+		bad("dispatchers must be positive, not %d", c.Dispatchers)
 	case c.Dispatchers > MaxDispatchers:
-		return bad("dispatchers: %d is more than %d", c.Dispatchers, MaxDispatchers)
-	case c.ProbeInterval < 0:
-		return bad("probe interval must not be negative, not %v", c.ProbeInterval)
+		bad("dispatchers: %d is more than %d", c.Dispatchers, MaxDispatchers)
+	}
+	if c.ProbeInterval < 0 {
+		bad("probe interval must not be negative, not %v", c.ProbeInterval)
 	}
 	if err := flagval.CheckAddr(c.metricsAddr()); err != nil {
-		return bad("metrics address: %v", err)
+		bad("metrics address: %v", err)
 	}
-	if pool, need := c.Store.PoolSize(c.StoreOptions), PoolNeed(c.Dispatchers); pool > 0 && pool < need {
-		return bad("%d dispatchers need a pool of at least %d connections, not %d", c.dispatchers(), need, pool)
-	}
-	if err := c.Settings.Validate(outbox.Capabilities{PerKeyOrdering: true}); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
-	}
-	if m := c.Maintainer; m != nil {
-		if err := m.Validate(); err != nil {
-			return fmt.Errorf("%w: maintainer: %w", ErrInvalidConfig, err)
+	if c.Dispatchers >= 0 && c.Dispatchers <= MaxDispatchers {
+		if pool, need := c.Store.PoolSize(c.StoreOptions), PoolNeed(c.Dispatchers); pool > 0 && pool < need {
+			bad("%d dispatchers need a pool of at least %d connections, not %d", c.dispatchers(), need, pool)
 		}
 	}
-	return nil
+	for _, err := range each(c.Settings.Validate(outbox.Capabilities{PerKeyOrdering: true})) {
+		problems = append(problems, fmt.Errorf("%w: %w", ErrInvalidConfig, err))
+	}
+	if m := c.Maintainer; m != nil {
+		for _, err := range each(m.Validate()) {
+			problems = append(problems, fmt.Errorf("%w: maintainer: %w", ErrInvalidConfig, err))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// each returns the errors err joins, or err alone; nothing for nil.
+func each(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 func (c Config) dispatchers() int {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -87,6 +88,33 @@ func TestCollectorHealth(t *testing.T) {
 	other.report(down)
 	if got := out.lines("WARN"); len(got) != 3 || !strings.Contains(got[2], "elsewhere") {
 		t.Fatalf("warnings %q, want a second outage and the other collector's", got)
+	}
+}
+
+// TestExportCutOffByShutdownIsNoOutage: the SDK cancels the export in
+// flight when the relay shuts down; that says nothing about the collector,
+// so it is not an outage (no warning, the final flush is still made), while
+// an export that ran out of time is one.
+func TestExportCutOffByShutdownIsNoOutage(t *testing.T) {
+	t.Parallel()
+	out := &syncLog{}
+	cs := &collectorSet{log: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	metrics := cs.health(&otelSignal{name: "metrics", endpoint: "http://c:4318"})
+	cut, cancel := context.WithCancel(context.Background())
+	cancel()
+	metrics.reportExport(cut, fmt.Errorf("failed to upload metrics: %w", context.Canceled))
+	if got := out.lines("WARN"); len(got) != 0 {
+		t.Fatalf("an export cut off by shutdown logged %q", got)
+	}
+	if metrics.flushContext(context.Background()).Err() != nil {
+		t.Fatal("an export cut off by shutdown skipped the final flush")
+	}
+	late, stop := context.WithTimeout(context.Background(), 0)
+	defer stop()
+	<-late.Done()
+	metrics.reportExport(late, context.DeadlineExceeded)
+	if got := out.lines("WARN"); len(got) != 1 {
+		t.Fatalf("an export that timed out logged %q, want one warning", got)
 	}
 }
 

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/url"
 	"sync"
@@ -102,8 +103,21 @@ type watchedSpanExporter struct {
 
 // ExportSpans exports spans and reports the outcome.
 func (e watchedSpanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	e.health.report(e.SpanExporter.ExportSpans(ctx, spans))
+	e.health.reportExport(ctx, e.SpanExporter.ExportSpans(ctx, spans))
 	return nil
+}
+
+// reportExport reports the outcome of one export made under ctx. An export
+// cut off because its context was cancelled — the SDK cancels the export in
+// flight when the relay shuts down, and flushes again with the shutdown's
+// own context — says nothing about the collector: it is logged at debug,
+// not counted as a failure.
+func (h *exportHealth) reportExport(ctx context.Context, err error) {
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		h.c.log.Debug("OpenTelemetry export cut off by shutdown", "collector", h.c.addr, "signal", h.signal, "error", err)
+		return
+	}
+	h.report(err)
 }
 
 // watchedMetricExporter is watchedSpanExporter for metrics.
@@ -114,6 +128,6 @@ type watchedMetricExporter struct {
 
 // Export exports rm and reports the outcome.
 func (e watchedMetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
-	e.health.report(e.Exporter.Export(ctx, rm))
+	e.health.reportExport(ctx, e.Exporter.Export(ctx, rm))
 	return nil
 }

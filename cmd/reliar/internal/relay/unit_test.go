@@ -75,6 +75,57 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
+// Every problem of one Config is reported at once: the relay's own, the
+// dispatcher settings' and the maintainer's, each matching
+// ErrInvalidConfig, the settings' also their *outbox.ConfigError.
+func TestConfigValidateReportsEveryProblem(t *testing.T) {
+	tests := []struct {
+		name     string
+		change   func(c *Config)
+		want     []string
+		settings []string // fields of the *outbox.ConfigErrors, in order; "" for none
+	}{
+		{"no store and negative probe interval", func(c *Config) {
+			c.Store = storeurl.Location{}
+			c.ProbeInterval = -time.Second
+		}, []string{"no database URL", "probe interval"}, []string{"", ""}},
+		{"too many dispatchers and a metrics address without port", func(c *Config) {
+			c.Dispatchers = MaxDispatchers + 1
+			c.MetricsAddr = "localhost"
+		}, []string{"more than", "metrics address"}, []string{"", ""}},
+		{"no broker, two bad settings and a bad maintainer", func(c *Config) {
+			c.Broker = broker.Location{}
+			c.Settings.BatchSize = -1
+			c.Settings.PollInterval = -time.Second
+			c.Maintainer.Interval = -time.Second
+		}, []string{"no broker URL", "BatchSize", "PollInterval", "maintainer: outbox: invalid settings: Interval"},
+			[]string{"", "BatchSize", "PollInterval", "Interval"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := validConfig(t)
+			tt.change(&c)
+			err := c.validate()
+			j, ok := err.(interface{ Unwrap() []error })
+			if !ok || len(j.Unwrap()) != len(tt.want) {
+				t.Fatalf("validate = %v; want %d problems joined", err, len(tt.want))
+			}
+			for i, e := range j.Unwrap() {
+				if !errors.Is(e, ErrInvalidConfig) || !strings.Contains(e.Error(), tt.want[i]) {
+					t.Errorf("problem %d = %v; want ErrInvalidConfig with %q", i, e, tt.want[i])
+				}
+				var ce *outbox.ConfigError
+				if got := errors.As(e, &ce); got != (tt.settings[i] != "") || (got && ce.Field != tt.settings[i]) {
+					t.Errorf("problem %d = %v; want an *outbox.ConfigError about %q", i, e, tt.settings[i])
+				}
+				if tt.settings[i] != "" && !errors.Is(e, outbox.ErrInvalidSettings) {
+					t.Errorf("problem %d = %v; want outbox.ErrInvalidSettings", i, e)
+				}
+			}
+		})
+	}
+}
+
 func TestConfigDefaults(t *testing.T) {
 	var c Config
 	if c.dispatchers() != 1 || c.metricsAddr() != DefaultMetricsAddr || c.probeInterval() != DefaultProbeInterval || c.logger() == nil {
