@@ -114,7 +114,8 @@ func WithSerializer(s reliar.Serializer) Option {
 // trip. Enqueue is not affected: the caller's transaction is the caller's.
 // The first use of a statement on a connection prepares it in a round trip of
 // its own, which the timeout does not bound, so bound calls with their
-// context as well. Defaults to 0, meaning no timeout beyond the context's.
+// context as well. Zero means the default, which is no statement timeout:
+// statements are then bounded by their context alone.
 func WithStatementTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
