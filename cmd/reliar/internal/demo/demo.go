@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reliar/reliar"
@@ -281,7 +282,12 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	bar := cfg.Progress(cfg.Messages)
 	defer bar.Finish()
 	start := time.Now()
-	if err := ord.run(ctx, cfg.Producers); err != nil {
+	// The bar follows the deliveries while the producers run too, not only
+	// once they are done.
+	stopBar := follow(&cons.distinct, cfg.Messages, bar)
+	err = ord.run(ctx, cfg.Producers)
+	stopBar()
+	if err != nil {
 		return Result{}, err
 	}
 	if err := awaitDeliveries(ctx, cons, store, cfg.Messages, cfg.Timeout, bar); err != nil {
@@ -292,6 +298,30 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	res.Published = int(count.published.Load())
 	res.Dead = int(count.dead.Load())
 	return res, nil
+}
+
+// follow sets bar to the count of n (at most total) every pollEvery until
+// the returned func is called; that func returns once the goroutine ended,
+// so that the bar has one writer at a time.
+func follow(n *atomic.Int64, total int, bar progress.Bar) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(pollEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				bar.Set(min(int(n.Load()), total))
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // demoStoreConns is the SQLite demo's connections beyond one per producer:

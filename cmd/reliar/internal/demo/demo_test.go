@@ -147,3 +147,29 @@ func TestRunCancelled(t *testing.T) {
 		t.Fatalf("Run = %+v, %v; want context.Canceled", res, err)
 	}
 }
+
+// The bar follows the deliveries while the producers still run: follow sets
+// it as the count grows, and stops before it returns.
+func TestFollowMovesTheBarWhileProducing(t *testing.T) {
+	t.Parallel()
+	var delivered atomic.Int64
+	bar := &countingBar{}
+	stop := follow(&delivered, 10, bar)
+	for i := range 12 {
+		delivered.Store(int64(i + 1))
+		time.Sleep(2 * pollEvery)
+		if i == 3 && bar.last.Load() == 0 {
+			t.Fatal("the bar has not moved while deliveries came in")
+		}
+	}
+	stop()
+	if got := bar.last.Load(); got != 10 {
+		t.Fatalf("bar at %d, want the total 10 (never past it)", got)
+	}
+	before := bar.last.Load()
+	delivered.Store(0)
+	time.Sleep(3 * pollEvery)
+	if bar.last.Load() != before {
+		t.Fatal("the bar moved after stop returned")
+	}
+}
