@@ -40,9 +40,22 @@ func SQLite() SQLiteVariant { return SQLiteVariant{Name: "reliar sqlite"} }
 // SQLiteDemo is Reliar on SQLite with the dispatcher settings `reliar demo`
 // uses (cmd/reliar's demo.Settings when this was written: BatchSize and
 // MaxInFlight 512, PollInterval 5ms, IdlePollInterval 20ms, no table
-// gauges) and a BatchPublisher, as the demo's NATS publisher is.
+// gauges), a BatchPublisher, as the demo's NATS publisher is, and the
+// demo's connections: one per producer (8) and 8 for the dispatcher.
 func SQLiteDemo() SQLiteVariant {
-	return SQLiteVariant{Name: "reliar sqlite demo settings", Batch: true, Tune: func(s *outbox.Settings) {
+	v := SQLiteDemoTwoConns()
+	v.Name, v.Conns = "reliar sqlite demo settings", DemoConns
+	return v
+}
+
+// DemoConns is the connections `reliar demo` opens on SQLite: one per
+// producer (8 by default) and 8 for the dispatcher.
+const DemoConns = 16
+
+// SQLiteDemoTwoConns is SQLiteDemo on the two connections the demo used
+// before it gave every writer its own, for comparison.
+func SQLiteDemoTwoConns() SQLiteVariant {
+	return SQLiteVariant{Name: "reliar sqlite demo settings 2 conns", Conns: 2, Batch: true, Tune: func(s *outbox.Settings) {
 		s.BatchSize, s.MaxInFlight = 512, 512
 		s.PollInterval, s.IdlePollInterval = 5*time.Millisecond, 20*time.Millisecond
 		s.StatsInterval = outbox.Off
