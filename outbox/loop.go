@@ -78,6 +78,11 @@ type loop struct {
 	releaseCh  chan releaseResult
 	statsCh    chan statsResult
 	renewEvery time.Duration
+
+	// Fairness: the tenant the next claim starts after, and, when
+	// MaxInFlightPerTenant caps them, the rows held per tenant.
+	tenantCursor string
+	tenantHeld   map[string]int
 	writePace  time.Duration
 
 	// The watchdog (watchdog.go): the store calls in flight, the publish
