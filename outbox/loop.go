@@ -83,7 +83,7 @@ type loop struct {
 	// MaxInFlightPerTenant caps them, the rows held per tenant.
 	tenantCursor string
 	tenantHeld   map[string]int
-	writePace  time.Duration
+	writePace    time.Duration
 
 	// The watchdog (watchdog.go): the store calls in flight, the publish
 	// calls' deadlines, and the calls given up whose goroutines still run.
