@@ -125,9 +125,7 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 		row.state = rowQueued
 		l.queue = append(l.queue, row)
 	}
-	if l.s.Fairness == FairnessTenant {
-		l.tenantCursor = b.TenantCursor
-	}
+	l.noteFairClaim(&b, r.want)
 	switch n := b.Len(); {
 	case r.probe || n == 0:
 		l.nextClaim = now.Add(l.s.IdlePollInterval)

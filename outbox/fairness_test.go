@@ -96,9 +96,10 @@ func TestFairnessSmallTenantOvertakesBacklog(t *testing.T) {
 
 // TestFairnessPerTenantCap: a tenant whose publisher hangs holds at most
 // MaxInFlightPerTenant rows, so another tenant's rows keep flowing through
-// the rest of MaxInFlight. (The cap holds the fast tenant to 3 rows a claim
-// too, and a claim the cap cut short is followed by the next one only
-// after PollInterval, hence the short PollInterval.)
+// the rest of MaxInFlight. The cap holds the fast tenant to 3 rows a claim
+// too; a claim the cap cut short is followed by the next one as soon as a
+// capped tenant's row leaves, not after PollInterval (a long one here: 34
+// claims a PollInterval apart would outlast the slow tenant's timeout).
 func TestFairnessPerTenantCap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const perTenantCap, slowRows, fastRows = 3, 50, 100
@@ -128,7 +129,7 @@ func TestFairnessPerTenantCap(t *testing.T) {
 		s.MaxInFlightPerTenant = perTenantCap
 		s.BatchSize, s.MaxInFlight = 10, 20
 		s.PublishTimeout = 5 * time.Second
-		s.PollInterval = 10 * time.Millisecond
+		s.PollInterval = time.Second
 		d, err := outbox.New(store, pub, s)
 		if err != nil {
 			t.Fatal(err)

@@ -83,6 +83,7 @@ type loop struct {
 	// MaxInFlightPerTenant caps them, the rows held per tenant.
 	tenantCursor string
 	tenantHeld   map[string]int
+	capHeldBack  bool // the last claim may have passed capped tenants over
 	writePace    time.Duration
 
 	// The watchdog (watchdog.go): the store calls in flight, the publish

@@ -1,6 +1,10 @@
 package outbox
 
-import "github.com/reliar/reliar/outbox/outboxdriver"
+import (
+	"time"
+
+	"github.com/reliar/reliar/outbox/outboxdriver"
+)
 
 // hold adds row to the rows the dispatcher holds.
 func (l *loop) hold(row *trackedRow) {
@@ -22,10 +26,19 @@ func (l *loop) drop(lease outboxdriver.Lease) {
 	delete(l.rows, lease)
 	if l.tenantHeld != nil {
 		t := row.rec.Envelope.Metadata.TenantID
-		if n := l.tenantHeld[t] - 1; n > 0 {
+		n := l.tenantHeld[t] - 1
+		if n > 0 {
 			l.tenantHeld[t] = n
 		} else {
 			delete(l.tenantHeld, t)
+		}
+		if l.capHeldBack && n < l.s.MaxInFlightPerTenant {
+			// A tenant the last claim passed over at its cap has room
+			// again: claim now rather than after PollInterval, so a capped
+			// tenant with a fast receiver is not slowed to one claim's
+			// worth per poll.
+			l.capHeldBack = false
+			l.nextClaim = time.Time{}
 		}
 	}
 }
@@ -45,4 +58,16 @@ func (l *loop) fairRequest(req *outboxdriver.AcquireRequest) {
 			req.TenantHeld[t] = n
 		}
 	}
+}
+
+// noteFairClaim records what a fair claim says about the next one: its
+// cursor, and whether the per-tenant cap may have held due rows back (a
+// claim that came back short without More), in which case a row of a
+// capped tenant leaving brings the next claim forward.
+func (l *loop) noteFairClaim(b *outboxdriver.AcquiredBatch, want int) {
+	if l.s.Fairness != FairnessTenant {
+		return
+	}
+	l.tenantCursor = b.TenantCursor
+	l.capHeldBack = l.s.MaxInFlightPerTenant > 0 && len(l.tenantHeld) > 0 && b.Len() < want && !b.More
 }
