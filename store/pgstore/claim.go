@@ -3,6 +3,7 @@ package pgstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -78,6 +79,26 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 	})
 	if err != nil {
 		return outboxdriver.AcquiredBatch{}, wrapErr("acquire", err)
+	}
+	if fair && batch.Len() == 0 {
+		// No row carried the cursor: read where the round ended, so that
+		// the next claim goes on from there (tenants at their cap, or
+		// with leased rows only, are passed over, not visited again).
+		cb := s.newBatch(dispatchTx)
+		cb.Queue(s.sql.fairCursor, req.BatchSize, req.TenantCursor)
+		var cursor pgtype.Text
+		err := s.send(ctx, cb, func(br pgx.BatchResults) error {
+			if err := br.QueryRow().Scan(&cursor); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			return outboxdriver.AcquiredBatch{}, wrapErr("acquire", err)
+		}
+		if cursor.Valid {
+			batch.TenantCursor = cursor.String
+		}
 	}
 	// UPDATE … RETURNING has no order; restore the claim's.
 	slices.SortFunc(batch.Records, func(a, b outboxdriver.Record) int {

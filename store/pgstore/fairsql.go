@@ -1,5 +1,7 @@
 package pgstore
 
+import "strings"
+
 // tenantKey is a row's tenant for fair claims: rows without a tenant form
 // one tenant, the empty string. It is written exactly so in the index of
 // schema version 5 (outbox_tenant_pending_idx) and in every statement that
@@ -26,32 +28,9 @@ const tenantKey = `(coalesce(c.tenant_id, '') COLLATE "C")`
 //
 // Each returned row also carries the last tenant the ring visited (the next
 // claim's cursor) and whether a tenant's share, not its cap, left claimable
-// rows behind (more).
-const fairClaimSQL = `WITH RECURSIVE ring(t, wrapped, n) AS (
-    SELECT x.t, x.w, 1 FROM (
-        (SELECT ` + tenantKey + ` AS t, false AS w FROM {{table}} c
-          WHERE c.published_at IS NULL AND c.dead_at IS NULL
-            AND ` + tenantKey + ` > ($5::text COLLATE "C")
-          ORDER BY 1 LIMIT 1)
-        UNION ALL
-        (SELECT ` + tenantKey + `, true FROM {{table}} c
-          WHERE c.published_at IS NULL AND c.dead_at IS NULL
-          ORDER BY 1 LIMIT 1)
-        LIMIT 1) x
-  UNION ALL
-    SELECT nx.t, nx.w, r.n + 1
-    FROM ring r CROSS JOIN LATERAL (
-        (SELECT ` + tenantKey + ` AS t, r.wrapped AS w FROM {{table}} c
-          WHERE c.published_at IS NULL AND c.dead_at IS NULL
-            AND ` + tenantKey + ` > r.t
-          ORDER BY 1 LIMIT 1)
-        UNION ALL
-        (SELECT ` + tenantKey + `, true FROM {{table}} c
-          WHERE NOT r.wrapped AND c.published_at IS NULL AND c.dead_at IS NULL
-          ORDER BY 1 LIMIT 1)
-        LIMIT 1) nx
-    WHERE r.n < $1 AND (NOT nx.w OR nx.t <= ($5::text COLLATE "C"))
-),
+// rows behind (more). A claim that returns no row reads its cursor with
+// fairCursorSQL, the same ring alone.
+var fairClaimSQL = ringWith("$1", "$5::text") + `,
 visited AS MATERIALIZED (
     SELECT r.t, r.n,
         CASE WHEN v.cnt <= 1 THEN $1::int4
@@ -90,6 +69,45 @@ fair AS (
          OR EXISTS (SELECT 1 FROM picked p WHERE p.rk = p.lim AND p.lim = p.share AND p.share < p.budget)) AS more
 )
 ` + claimUpdateSQL + `, fair.cursor, fair.more`
+
+// fairRingSQL enumerates the tenants a fair claim visits, at most %BATCH%
+// of them, from after %CURSOR%; see fairClaimSQL.
+const fairRingSQL = `WITH RECURSIVE ring(t, wrapped, n) AS (
+    SELECT x.t, x.w, 1 FROM (
+        (SELECT ` + tenantKey + ` AS t, false AS w FROM {{table}} c
+          WHERE c.published_at IS NULL AND c.dead_at IS NULL
+            AND ` + tenantKey + ` > (%CURSOR% COLLATE "C")
+          ORDER BY 1 LIMIT 1)
+        UNION ALL
+        (SELECT ` + tenantKey + `, true FROM {{table}} c
+          WHERE c.published_at IS NULL AND c.dead_at IS NULL
+          ORDER BY 1 LIMIT 1)
+        LIMIT 1) x
+  UNION ALL
+    SELECT nx.t, nx.w, r.n + 1
+    FROM ring r CROSS JOIN LATERAL (
+        (SELECT ` + tenantKey + ` AS t, r.wrapped AS w FROM {{table}} c
+          WHERE c.published_at IS NULL AND c.dead_at IS NULL
+            AND ` + tenantKey + ` > r.t
+          ORDER BY 1 LIMIT 1)
+        UNION ALL
+        (SELECT ` + tenantKey + `, true FROM {{table}} c
+          WHERE NOT r.wrapped AND c.published_at IS NULL AND c.dead_at IS NULL
+          ORDER BY 1 LIMIT 1)
+        LIMIT 1) nx
+    WHERE r.n < %BATCH% AND (NOT nx.w OR nx.t <= (%CURSOR% COLLATE "C"))
+)`
+
+// fairCursorSQL is the last tenant the ring of a fair claim visits, for a
+// claim that returned no row: $1 batch size, $2 cursor.
+var fairCursorSQL = ringWith("$1", "$2::text") + `
+SELECT t FROM ring ORDER BY n DESC LIMIT 1`
+
+// ringWith renders fairRingSQL with the placeholders of its batch size and
+// cursor.
+func ringWith(batch, cursor string) string {
+	return strings.NewReplacer("%BATCH%", batch, "%CURSOR%", cursor).Replace(fairRingSQL)
+}
 
 // tenantStatsSQL lists the tenants with due rows, the oldest due row first.
 // It reads every due row (an operator's look, not the dispatch path). $1 is

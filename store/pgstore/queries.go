@@ -80,7 +80,7 @@ func columnList(prefix string) string {
 // statements are the store's SQL, rendered once for its schema.
 type statements struct {
 	enqueue, claimUnordered, claimPerKey, poison   string
-	claimFair, tenantStats                         string
+	claimFair, fairCursor, tenantStats             string
 	complete, fail, release, extend                string
 	purgePublished, purgeDead, purgeExpired, stats string
 	listDead, deadPayload, retryDead, deleteDead   string
@@ -319,6 +319,7 @@ func newStatements(n names, cfg config) statements {
 		claimUnordered: n.render(strings.Replace(claim, "%PERKEY%", "", 1)),
 		claimPerKey:    n.render(strings.Replace(claim, "%PERKEY%", perKeySQL, 1)),
 		claimFair:      n.render(strings.Replace(cols.Replace(fairClaimSQL), "FROM due\n", "FROM due CROSS JOIN fair\n", 1)),
+		fairCursor:     n.render(fairCursorSQL),
 		tenantStats:    n.render(tenantStatsSQL),
 		poison:         n.render(poisonSQL),
 		complete:       n.render(complete),
