@@ -94,8 +94,8 @@ type Config struct {
 var ErrInvalidConfig = errors.New("relay: invalid configuration")
 
 // validate checks c without changing it. Settings are checked as far as
-// they can be before the store is known (per-key ordering needs the
-// store's capability, checked when the dispatchers are made).
+// they can be before the store is known (per-key ordering and fair claims
+// need the store's capabilities, checked when the dispatchers are made).
 func (c Config) validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalidConfig, fmt.Sprintf(format, args...))
@@ -118,7 +118,7 @@ func (c Config) validate() error {
 	if pool, need := c.Store.PoolSize(c.StoreOptions), PoolNeed(c.Dispatchers); pool > 0 && pool < need {
 		return bad("%d dispatchers need a pool of at least %d connections, not %d", c.dispatchers(), need, pool)
 	}
-	if err := c.Settings.Validate(outbox.Capabilities{PerKeyOrdering: true}); err != nil {
+	if err := c.Settings.Validate(outbox.Capabilities{PerKeyOrdering: true, TenantFairness: true}); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if m := c.Maintainer; m != nil {
