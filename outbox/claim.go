@@ -50,6 +50,7 @@ func (l *loop) maybeClaim(now time.Time) {
 	l.acquiring = want
 	l.woke = false
 	req := outboxdriver.AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
+	l.fairRequest(&req)
 	gen := l.acq.start(now, l.callTimeout(1))
 	l.goStore(func(ctx context.Context) {
 		ctx, span := l.d.tracer.StartClaim(ctx, l.worker, want)
@@ -113,7 +114,7 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 	for i := range b.Records {
 		row := &tracked[i]
 		row.rec, row.probe = b.Records[i], r.probe
-		l.rows[row.rec.Lease()] = row
+		l.hold(row)
 		if row.rec.Reclaimed {
 			l.onReclaimed(&row.rec, now)
 		}
@@ -124,10 +125,11 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 		row.state = rowQueued
 		l.queue = append(l.queue, row)
 	}
+	l.noteFairClaim(&b, r.want)
 	switch n := b.Len(); {
 	case r.probe || n == 0:
 		l.nextClaim = now.Add(l.s.IdlePollInterval)
-	case n >= r.want:
+	case n >= r.want || b.More:
 		l.nextClaim = now // full: claim again at once
 	default:
 		l.nextClaim = now.Add(l.s.PollInterval)

@@ -120,7 +120,7 @@ func (l *loop) released(r releaseResult) {
 	l.releasingLeases = nil
 	for _, lease := range r.leases {
 		if row := l.rows[lease]; row != nil && row.state == rowReleasing {
-			delete(l.rows, lease)
+			l.drop(lease)
 		}
 	}
 	if r.err != nil {

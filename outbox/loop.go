@@ -78,7 +78,13 @@ type loop struct {
 	releaseCh  chan releaseResult
 	statsCh    chan statsResult
 	renewEvery time.Duration
-	writePace  time.Duration
+
+	// Fairness: the tenant the next claim starts after, and, when
+	// MaxInFlightPerTenant caps them, the rows held per tenant.
+	tenantCursor string
+	tenantHeld   map[string]int
+	capHeldBack  bool // the last claim may have passed capped tenants over
+	writePace    time.Duration
 
 	// The watchdog (watchdog.go): the store calls in flight, the publish
 	// calls' deadlines, and the calls given up whose goroutines still run.

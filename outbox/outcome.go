@@ -28,7 +28,7 @@ func (l *loop) maybeWrite(now time.Time) {
 	keep := 0
 	for _, row := range l.resolved {
 		if l.noWrites || now.Sub(row.resolvedAt) >= l.s.Lease {
-			delete(l.rows, row.rec.Lease())
+			l.drop(row.rec.Lease())
 			abandoned = append(abandoned, row.rec.Envelope.ID)
 			continue
 		}
@@ -148,7 +148,7 @@ func (l *loop) settle(kind EventKind, leases []outboxdriver.Lease, err error, af
 		if row == nil || row.state != rowWriting {
 			continue
 		}
-		delete(l.rows, lease)
+		l.drop(lease)
 		switch {
 		case row.ok:
 		case row.fail.DeadReason != "":

@@ -89,6 +89,17 @@ type Settings struct {
 	// Ordering selects unordered or per-key publishing; PerKey needs a store
 	// with that capability. Defaults to Unordered.
 	Ordering Ordering
+	// Fairness selects how claims share rows among tenants (the messages'
+	// TenantID; rows without one form one tenant). FairnessTenant shares
+	// every claim round-robin among the tenants with due rows, so that one
+	// tenant's backlog never delays the others by more than about one claim
+	// cycle; it needs a store with the TenantFairness capability and cannot
+	// be combined with Ordering PerKey. Defaults to FairnessUnordered.
+	Fairness Fairness
+	// MaxInFlightPerTenant caps the rows of one tenant this dispatcher holds
+	// at once, so that a tenant whose receiver is slow cannot take all of
+	// MaxInFlight. It needs Fairness FairnessTenant. Zero means no cap.
+	MaxInFlightPerTenant int
 }
 
 // The defaults of Settings, where no other setting changes them.
@@ -252,6 +263,20 @@ func (s Settings) Validate(caps Capabilities) error {
 		p.add("Ordering", "(%v) is not Unordered or PerKey", s.Ordering)
 	case s.Ordering == PerKey && !caps.PerKeyOrdering:
 		p.add("Ordering", "PerKey needs a store with the PerKeyOrdering capability")
+	}
+	switch {
+	case s.Fairness != FairnessUnordered && s.Fairness != FairnessTenant:
+		p.add("Fairness", "(%v) is not FairnessUnordered or FairnessTenant", s.Fairness)
+	case s.Fairness == FairnessTenant && s.Ordering == PerKey:
+		p.add("Fairness", "FairnessTenant cannot be combined with Ordering PerKey: a fair claim does not keep the rows of a key in order")
+	case s.Fairness == FairnessTenant && !caps.TenantFairness:
+		p.add("Fairness", "FairnessTenant needs a store with the TenantFairness capability")
+	}
+	switch {
+	case s.MaxInFlightPerTenant < 0:
+		p.add("MaxInFlightPerTenant", "(%d) must be positive, or zero for no cap", s.MaxInFlightPerTenant)
+	case s.MaxInFlightPerTenant > 0 && s.Fairness != FairnessTenant:
+		p.add("MaxInFlightPerTenant", "needs Fairness FairnessTenant: an unfair claim cannot skip a capped tenant's backlog without scanning it")
 	}
 	switch r := s.Retry.(type) {
 	case ExponentialBackoff:

@@ -50,6 +50,13 @@ func TestSettingsConfigErrors(t *testing.T) {
 		}, outbox.Capabilities{}, "Retry.MaxAttempts"},
 		{"per-key ordering without the capability", func(s *outbox.Settings) { s.Ordering = outbox.PerKey }, outbox.Capabilities{}, "Ordering"},
 		{"unknown ordering", func(s *outbox.Settings) { s.Ordering = outbox.Ordering(7) }, outbox.Capabilities{PerKeyOrdering: true}, "Ordering"},
+		{"tenant fairness with per-key ordering", func(s *outbox.Settings) { s.Fairness = outbox.FairnessTenant; s.Ordering = outbox.PerKey },
+			outbox.Capabilities{PerKeyOrdering: true, TenantFairness: true}, "Fairness"},
+		{"tenant fairness without the capability", func(s *outbox.Settings) { s.Fairness = outbox.FairnessTenant }, outbox.Capabilities{PerKeyOrdering: true}, "Fairness"},
+		{"unknown fairness", func(s *outbox.Settings) { s.Fairness = outbox.Fairness(5) }, outbox.Capabilities{TenantFairness: true}, "Fairness"},
+		{"per-tenant cap without tenant fairness", func(s *outbox.Settings) { s.MaxInFlightPerTenant = 8 }, outbox.Capabilities{TenantFairness: true}, "MaxInFlightPerTenant"},
+		{"negative per-tenant cap", func(s *outbox.Settings) { s.Fairness = outbox.FairnessTenant; s.MaxInFlightPerTenant = -1 },
+			outbox.Capabilities{TenantFairness: true}, "MaxInFlightPerTenant"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,6 +99,11 @@ func TestSettingsValid(t *testing.T) {
 	s.Retry = outbox.RetryPolicyFunc(func(outbox.Failure) outbox.Decision { return outbox.RetryAfter(time.Second) })
 	if err := s.Validate(outbox.Capabilities{PerKeyOrdering: true}); err != nil {
 		t.Fatalf("custom retry policy: %v", err)
+	}
+	s = outbox.DefaultSettings()
+	s.Fairness, s.MaxInFlightPerTenant = outbox.FairnessTenant, 8
+	if err := s.Validate(outbox.Capabilities{TenantFairness: true}); err != nil {
+		t.Fatalf("tenant fairness and a per-tenant cap with the capability: %v", err)
 	}
 }
 

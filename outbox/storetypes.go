@@ -32,6 +32,22 @@ const (
 	PerKey = outboxdriver.PerKey
 )
 
+// Fairness is how the dispatcher's claims share rows among tenants.
+type Fairness = outboxdriver.Fairness
+
+// The fairness modes.
+const (
+	// FairnessUnordered claims due rows in due order whatever their tenant
+	// (the default).
+	FairnessUnordered = outboxdriver.FairnessUnordered
+	// FairnessTenant shares every claim among the tenants with due rows,
+	// round-robin; see the package documentation.
+	FairnessTenant = outboxdriver.FairnessTenant
+)
+
+// ParseFairness reads "unordered" (or "") and "tenant".
+func ParseFairness(s string) (Fairness, bool) { return outboxdriver.ParseFairness(s) }
+
 // Stats partitions the non-terminal rows of a table.
 type Stats = outboxdriver.Stats
 

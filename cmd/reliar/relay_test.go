@@ -254,6 +254,8 @@ func TestRelayBadInput(t *testing.T) {
 		{"option of another broker", []string{"--database-url", db, "--broker", "amqp://u:hunter2@127.0.0.1", "--topic", "x"}, "--topic does not apply"},
 		{"lease shorter than publish timeout", []string{"--database-url", db, "--broker", natsURL, "--lease", "1s", "--publish-timeout", "2s"}, "--lease"},
 		{"unknown ordering", []string{"--database-url", db, "--broker", natsURL, "--ordering", "sideways"}, "--ordering"},
+		{"unknown fairness", []string{"--database-url", db, "--broker", natsURL, "--fair", "sideways"}, "--fair"},
+		{"per-tenant cap without fair", []string{"--database-url", db, "--broker", natsURL, "--max-in-flight-per-tenant", "10"}, "--max-in-flight-per-tenant needs --fair tenant"},
 		{"negative dispatchers", []string{"--database-url", db, "--broker", natsURL, "--dispatchers", "-1"}, "--dispatchers"},
 		{"negative retention", []string{"--database-url", db, "--broker", natsURL, "--published-retention", "-1h"}, "--published-retention"},
 		{"bad metrics address", []string{"--database-url", db, "--broker", natsURL, "--metrics-addr", "nope"}, "--metrics-addr"},

@@ -9,7 +9,8 @@ import (
 )
 
 // Acquire claims up to req.BatchSize due rows in (available_at, sequence)
-// order. Undecodable rows go dead with reason undecodable and come back in
+// order, or under Fairness FairnessTenant shared among tenants (see
+// acquireFair). Undecodable rows go dead with reason undecodable and come back in
 // Poisoned; lapsed rows whose lapsed claims reached req.MaxClaims go dead with
 // reason max_claims and come back in DeadMaxClaims. With Ordering PerKey a
 // keyed row is claimable only while it is the head of its key.
@@ -18,6 +19,13 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 		return outboxdriver.AcquiredBatch{}, err
 	}
 	var batch outboxdriver.AcquiredBatch
+	fair := req.Fairness == outboxdriver.FairnessTenant
+	if fair {
+		if req.Ordering == outboxdriver.PerKey {
+			return batch, errFairPerKey
+		}
+		batch.TenantCursor = req.TenantCursor
+	}
 	if req.BatchSize <= 0 {
 		return batch, nil
 	}
@@ -26,6 +34,10 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 	now := s.now()
 	s.lapse(now)
 	s.parkExpired(now)
+	if fair {
+		s.acquireFair(req, now, &batch)
+		return batch, nil
+	}
 	candidates := s.ready
 	if req.Ordering == outboxdriver.PerKey {
 		candidates = s.heads

@@ -33,6 +33,7 @@ type row struct {
 
 	seq         int64
 	key         string
+	tenant      string // tenant_id, or "" for none: the key of fair claims
 	availableAt time.Time
 	createdAt   time.Time
 	expiresAt   *time.Time
@@ -76,6 +77,9 @@ func newRow(enc outboxdriver.Row) *row {
 	r.env, r.decodeErr = r.enc.Envelope()
 	if enc.OrderingKey != nil {
 		r.key = *enc.OrderingKey
+	}
+	if enc.TenantID != nil {
+		r.tenant = *enc.TenantID
 	}
 	if enc.ExpiresAt != nil {
 		t := *enc.ExpiresAt

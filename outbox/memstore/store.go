@@ -1,16 +1,19 @@
 // Package memstore is an in-memory outbox store: an outboxdriver.Store,
-// outboxdriver.DeadLetters, outboxdriver.Notifier and outboxdriver.MaintenanceLocker that keeps
-// its rows in memory. It passes the conformance suite of package storetest in
-// full, per-key ordering included, so it stands in for a database in unit
-// tests of code that enqueues or dispatches messages.
+// outboxdriver.DeadLetters, outboxdriver.Notifier,
+// outboxdriver.MaintenanceLocker and outboxdriver.TenantStatser that keeps
+// its rows in memory. It passes the conformance suite of package storetest
+// in full, per-key ordering and tenant fairness included, so it stands in
+// for a database in unit tests of code that enqueues or dispatches
+// messages.
 //
 // It is not durable and has no transactions: Enqueue writes at once, all or
 // nothing per call. Claims cost O(log n) per row: due rows are kept in an
 // index ordered by (available_at, sequence) and lapsed leases are found
-// through an index on locked_until. Times are kept to the microsecond, as
-// the SQL stores keep them, so that rows tie and are ordered by sequence
-// where theirs do: storetest.Differential uses memstore as the model of
-// every store.
+// through an index on locked_until. A claim under Fairness FairnessTenant
+// scans the pending rows instead, O(n) per claim. Times are kept to the
+// microsecond, as the SQL stores keep them, so that rows tie and are
+// ordered by sequence where theirs do: storetest.Differential uses memstore
+// as the model of every store.
 package memstore
 
 import (
@@ -138,11 +141,13 @@ var (
 	_ outboxdriver.Store             = (*Store)(nil)
 	_ outboxdriver.Notifier          = (*Store)(nil)
 	_ outboxdriver.MaintenanceLocker = (*Store)(nil)
+	_ outboxdriver.TenantStatser     = (*Store)(nil)
 )
 
-// Capabilities reports per-key ordering, wake-ups and the maintenance lock.
+// Capabilities reports per-key ordering, wake-ups, the maintenance lock and
+// tenant fairness.
 func (s *Store) Capabilities() outboxdriver.Capabilities {
-	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true}
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true, TenantFairness: true}
 }
 
 // now is the store's clock, to the microsecond (as the SQL stores keep

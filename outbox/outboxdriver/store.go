@@ -89,6 +89,9 @@ type Capabilities struct {
 	Notify bool
 	// MaintenanceLock: the store implements MaintenanceLocker.
 	MaintenanceLock bool
+	// TenantFairness: Acquire honours Fairness FairnessTenant and the
+	// per-tenant caps of AcquireRequest.
+	TenantFairness bool
 }
 
 // Ordering is the order in which the dispatcher publishes rows.
@@ -139,6 +142,21 @@ type AcquireRequest struct {
 	// claims already equal it, instead of returning it. Zero disables the
 	// check.
 	MaxClaims int
+
+	// Fairness selects how the claim shares BatchSize among tenants; only a
+	// store with the TenantFairness capability is asked for FairnessTenant.
+	Fairness Fairness
+	// TenantCursor is, under FairnessTenant, the tenant after which the
+	// claim starts its round (wrapping around): the TenantCursor of the
+	// claimer's previous AcquiredBatch, or "" for the first claim.
+	TenantCursor string
+	// TenantCap, under FairnessTenant, caps the rows of one tenant the
+	// claimer holds: the claim takes at most TenantCap - TenantHeld[t] rows
+	// of tenant t (none when that is not positive). Zero means no cap.
+	TenantCap int
+	// TenantHeld counts, per tenant, the rows the claimer holds already
+	// (only tenants with rows held need an entry).
+	TenantHeld map[string]int
 }
 
 // Record is one claimed row.
@@ -183,6 +201,13 @@ type AcquiredBatch struct {
 	// DeadMaxClaims are rows the store moved to dead with reason max_claims
 	// instead of returning them.
 	DeadMaxClaims []reliar.MessageID
+	// TenantCursor is, under FairnessTenant, the last tenant the claim
+	// visited: the next claim's AcquireRequest.TenantCursor.
+	TenantCursor string
+	// More is set, under FairnessTenant, when a tenant's share of the claim
+	// (TenantShare) left due rows of it behind that no cap holds back: a
+	// claim that is not full may be followed by another at once.
+	More bool
 }
 
 // Len is the number of rows the claim consumed: records, poisoned rows and

@@ -43,11 +43,13 @@ type DifferentialOptions struct {
 // tokens), purge reports, statistics, dead-letter pages, RetryDead and
 // PurgeDead counts, and the bookkeeping of every row. Operations:
 // enqueue with random attributes (delays, expiries, ordering keys, headers,
-// reused ids), rows inserted with plain SQL (poison, and with an upper-case
-// id when the harness has InsertUpperCase), claims of random sizes, orders
-// and MaxClaims, Complete, Fail (retry or dead), Release and ExtendLease,
-// clock jumps past leases and schedules (Harness.Advance), purges, and
-// dead-letter retries and deletions.
+// reused ids, tenants when the store has the TenantFairness capability),
+// rows inserted with plain SQL (poison, and with an upper-case id when the
+// harness has InsertUpperCase), claims of random sizes, orders, MaxClaims
+// and, with that capability, fair claims (their TenantCursor and More
+// compared too; random cursors and per-tenant caps), Complete, Fail (retry
+// or dead), Release and ExtendLease, clock jumps past leases and schedules
+// (Harness.Advance), purges, and dead-letter retries and deletions.
 //
 // The run is seeded and reproducible: a failure names the seed and the
 // step, and lists the steps before it; rerun with -storetest.seed.
@@ -77,18 +79,20 @@ func Differential(t *testing.T, newHarness Factory, opts DifferentialOptions) {
 		t.Fatal(err)
 	}
 	d := &differ{
-		t:     t,
-		ctx:   t.Context(),
-		rng:   rand.New(rand.NewPCG(seed, 0x5eed)),
-		seed:  seed,
-		model: model,
-		real:  newHarness(t),
-		keys:  map[reliar.MessageID]string{},
+		t:       t,
+		ctx:     t.Context(),
+		rng:     rand.New(rand.NewPCG(seed, 0x5eed)),
+		seed:    seed,
+		model:   model,
+		real:    newHarness(t),
+		keys:    map[reliar.MessageID]string{},
+		tenants: map[reliar.MessageID]string{},
 	}
 	if d.real.Store == nil || d.real.Enqueue == nil || d.real.InsertRow == nil || d.real.Inspect == nil || d.real.Advance == nil {
 		t.Fatal("factory returned an incomplete harness")
 	}
 	d.perKey = d.real.Store.Capabilities().PerKeyOrdering
+	d.fair = d.real.Store.Capabilities().TenantFairness
 	t.Logf("differential store test: seed %d, %d steps (rerun with -storetest.seed=%d)", seed, steps, seed)
 	for d.step = 1; d.step <= steps; d.step++ {
 		d.once()
@@ -117,11 +121,14 @@ type differ struct {
 	model  *memstore.Store
 	real   Harness
 	perKey bool
+	fair   bool   // the store has the TenantFairness capability
+	cursor string // the TenantCursor of the last fair claim
 
-	ids    []reliar.MessageID // every id written, in order
-	keys   map[reliar.MessageID]string
-	leases []leasePair // every lease handed out, current or stale
-	log    []string    // the steps so far, for the failure report
+	ids     []reliar.MessageID // every id written, in order
+	keys    map[reliar.MessageID]string
+	tenants map[reliar.MessageID]string // the tenant of each id, when there is one
+	leases  []leasePair                 // every lease handed out, current or stale
+	log     []string                    // the steps so far, for the failure report
 }
 
 // leasePair is one claim of a row: the model's lease and the store's.
@@ -232,7 +239,11 @@ func (d *differ) pendingRows() string {
 		if mDone && rDone {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s key %q: %s | %s", short(id), d.keys[id], rDesc, mDesc))
+		tenant := ""
+		if t, ok := d.tenants[id]; ok {
+			tenant = fmt.Sprintf(" tenant %q", t)
+		}
+		lines = append(lines, fmt.Sprintf("%s key %q%s: %s | %s", short(id), d.keys[id], tenant, rDesc, mDesc))
 	}
 	return strings.Join(lines, "\n  ")
 }

@@ -33,6 +33,9 @@ func (d *differ) enqueue() {
 			m.ID = d.ids[d.rng.IntN(len(d.ids))] // a reused id
 		}
 		m.OrderingKey = []string{"", "", "", "k1", "k2", "k3"}[d.rng.IntN(6)]
+		if d.fair {
+			m.Metadata.TenantID = []string{"", "", "ta", "tb", "tc"}[d.rng.IntN(5)]
+		}
 		if d.rng.IntN(4) == 0 {
 			m.Headers = map[string]string{"h": strconv.Itoa(d.rng.IntN(10))}
 		}
@@ -58,8 +61,11 @@ func (d *differ) enqueue() {
 		mMsgs[i], rMsgs[i] = m, r
 		if _, known := d.keys[m.ID]; !known {
 			d.keys[m.ID] = m.OrderingKey
+			if m.Metadata.TenantID != "" {
+				d.tenants[m.ID] = m.Metadata.TenantID
+			}
 		}
-		desc = append(desc, fmt.Sprintf("%s key %q delay %v expiry %v", short(m.ID), m.OrderingKey, delay, expiry))
+		desc = append(desc, fmt.Sprintf("%s key %q tenant %q delay %v expiry %v", short(m.ID), m.OrderingKey, m.Metadata.TenantID, delay, expiry))
 	}
 	d.note("enqueue %s", strings.Join(desc, "; "))
 	_, merr := d.model.Enqueue(d.ctx, mMsgs...)
@@ -136,7 +142,27 @@ func (d *differ) acquire() {
 	if d.perKey && d.rng.IntN(2) == 0 {
 		req.Ordering = outboxdriver.PerKey
 	}
-	d.note("acquire batch %d lease %v max claims %d %s", req.BatchSize, req.Lease, req.MaxClaims, req.Ordering)
+	fair := d.fair && req.Ordering != outboxdriver.PerKey && d.rng.IntN(2) == 0
+	if fair {
+		req.Fairness = outboxdriver.FairnessTenant
+		req.TenantCursor = d.cursor
+		if d.rng.IntN(4) == 0 {
+			req.TenantCursor = []string{"", "t", "ta", "tb", "tbb", "tc", "tz"}[d.rng.IntN(7)]
+		}
+		if d.rng.IntN(3) == 0 {
+			req.TenantCap = 1 + d.rng.IntN(3)
+			req.TenantHeld = map[string]int{}
+			for _, t := range []string{"", "ta", "tb", "tc"} {
+				if n := d.rng.IntN(4); n > 0 {
+					req.TenantHeld[t] = n
+				}
+			}
+		}
+		d.note("acquire batch %d lease %v max claims %d %s, fair after %q cap %d held %v",
+			req.BatchSize, req.Lease, req.MaxClaims, req.Ordering, req.TenantCursor, req.TenantCap, req.TenantHeld)
+	} else {
+		d.note("acquire batch %d lease %v max claims %d %s", req.BatchSize, req.Lease, req.MaxClaims, req.Ordering)
+	}
 	mb, err := d.model.Acquire(d.ctx, req)
 	if err != nil {
 		d.fail("model Acquire: %v", err)
@@ -145,7 +171,13 @@ func (d *differ) acquire() {
 	if err != nil {
 		d.fail("store Acquire: %v", err)
 	}
-	if got, want := describeBatch(rb), describeBatch(mb); got != want {
+	got, want := describeBatch(rb), describeBatch(mb)
+	if fair {
+		got += fmt.Sprintf(" cursor %q more %v", rb.TenantCursor, rb.More)
+		want += fmt.Sprintf(" cursor %q more %v", mb.TenantCursor, mb.More)
+		d.cursor = mb.TenantCursor
+	}
+	if got != want {
 		d.fail("Acquire(%+v):\n  store: %s\n  model: %s\nthe pending rows (store | model):\n  %s", req, got, want, d.pendingRows())
 	}
 	for i := range mb.Records {

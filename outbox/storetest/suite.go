@@ -28,8 +28,9 @@ type group struct {
 // whose clock is a database's.
 //
 // Subtests that need an optional capability (per-key ordering, wake-ups, the
-// maintenance lock) are skipped when Store.Capabilities says the store lacks
-// it; nothing else is ever skipped.
+// maintenance lock, tenant fairness) are skipped when Store.Capabilities
+// says the store lacks it, and TenantStats when the store does not
+// implement outboxdriver.TenantStatser; nothing else is ever skipped.
 func Run(t *testing.T, newHarness Factory) {
 	t.Helper()
 	groups := []group{
@@ -44,6 +45,7 @@ func Run(t *testing.T, newHarness Factory) {
 		{"DeadLetters", append(deadCases(), deadCapCases()...)},
 		{"Enqueue", enqueueCases()},
 		{"PerKey", orderingCases()},
+		{"Fairness", fairnessCases()},
 		{"Optional", optionalCases()},
 	}
 	for _, g := range groups {

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -24,14 +25,23 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 	if req.Lease <= 0 {
 		return outboxdriver.AcquiredBatch{}, reliar.Permanent(fmt.Errorf("pgstore: acquire: Lease must be positive, got %s", req.Lease))
 	}
-	query := s.sql.claimUnordered
-	if req.Ordering == outboxdriver.PerKey {
-		query = s.sql.claimPerKey
-	}
+	fair := req.Fairness == outboxdriver.FairnessTenant
 	var batch outboxdriver.AcquiredBatch
 	var poison poisonSet
 	b := s.newBatch(dispatchTx)
-	b.Queue(query, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)))
+	switch {
+	case fair && req.Ordering == outboxdriver.PerKey:
+		return batch, reliar.Permanent(fmt.Errorf("pgstore: acquire: FairnessTenant cannot be combined with PerKey ordering"))
+	case fair:
+		held, counts := tenantHeldArgs(req.TenantHeld)
+		b.Queue(s.sql.claimFair, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)),
+			req.TenantCursor, int32(max(req.TenantCap, 0)), held, counts)
+		batch.TenantCursor = req.TenantCursor
+	case req.Ordering == outboxdriver.PerKey:
+		b.Queue(s.sql.claimPerKey, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)))
+	default:
+		b.Queue(s.sql.claimUnordered, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)))
+	}
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err != nil {
@@ -40,11 +50,17 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 		defer rows.Close()
 		batch.Records = make([]outboxdriver.Record, 0, req.BatchSize)
 		scanner := newClaimScanner()
+		if fair {
+			scanner = newFairClaimScanner()
+		}
 		var row outboxdriver.Row
 		var rec outboxdriver.Record
 		for rows.Next() {
 			if err := scanner.scan(rows, &row, &rec); err != nil {
 				return err
+			}
+			if fair {
+				batch.TenantCursor, batch.More = scanner.cursor.String, scanner.more
 			}
 			if scanner.exhausted {
 				batch.DeadMaxClaims = append(batch.DeadMaxClaims, row.ID)
@@ -63,6 +79,26 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 	})
 	if err != nil {
 		return outboxdriver.AcquiredBatch{}, wrapErr("acquire", err)
+	}
+	if fair && batch.Len() == 0 {
+		// No row carried the cursor: read where the round ended, so that
+		// the next claim goes on from there (tenants at their cap, or
+		// with leased rows only, are passed over, not visited again).
+		cb := s.newBatch(dispatchTx)
+		cb.Queue(s.sql.fairCursor, req.BatchSize, req.TenantCursor)
+		var cursor pgtype.Text
+		err := s.send(ctx, cb, func(br pgx.BatchResults) error {
+			if err := br.QueryRow().Scan(&cursor); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			return outboxdriver.AcquiredBatch{}, wrapErr("acquire", err)
+		}
+		if cursor.Valid {
+			batch.TenantCursor = cursor.String
+		}
 	}
 	// UPDATE … RETURNING has no order; restore the claim's.
 	slices.SortFunc(batch.Records, func(a, b outboxdriver.Record) int {
@@ -104,4 +140,16 @@ func (p *poisonSet) add(id reliar.MessageID, rec *outboxdriver.Record, err error
 	}
 	p.lapsed = append(p.lapsed, lapsed)
 	p.prev = append(p.prev, timestamptz(rec.PrevClaimedAt))
+}
+
+// tenantHeldArgs turns the claimer's held rows per tenant into the fair
+// claim's parallel arrays.
+func tenantHeldArgs(held map[string]int) ([]string, []int32) {
+	tenants := make([]string, 0, len(held))
+	counts := make([]int32, 0, len(held))
+	for t, n := range held {
+		tenants = append(tenants, t)
+		counts = append(counts, int32(min(n, 1<<30)))
+	}
+	return tenants, counts
 }

@@ -28,10 +28,20 @@ type claimScanner struct {
 	metaVersion                 pgtype.Int4
 	created, available          time.Time
 	reclaimed, exhausted        bool
+	cursor                      pgtype.Text // the fair claim's next cursor
+	more                        bool        // the fair claim's More
 
 	dest    []any
 	strings map[string]string
 	arena   []byte
+}
+
+// newFairClaimScanner prepares a scanner for a fair claim, whose rows also
+// carry the next cursor and the More flag.
+func newFairClaimScanner() *claimScanner {
+	c := newClaimScanner()
+	c.dest = append(c.dest, &c.cursor, &c.more)
+	return c
 }
 
 // newClaimScanner prepares a scanner for a claim.

@@ -18,8 +18,9 @@ import (
 // table, version 2 adds the inbox's processed_messages table, version 3
 // fills the outbox table's pages to half so that claims update rows in place,
 // version 4 refuses values no claim can read (infinite times, versions
-// outside 1-65535, negative counters).
-const SchemaVersion = 4
+// outside 1-65535, negative counters), version 5 adds the index of fair
+// claims (Fairness FairnessTenant), built concurrently.
+const SchemaVersion = 5
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS

@@ -80,6 +80,7 @@ func columnList(prefix string) string {
 // statements are the store's SQL, rendered once for its schema.
 type statements struct {
 	enqueue, claimUnordered, claimPerKey, poison   string
+	claimFair, fairCursor, tenantStats             string
 	complete, fail, release, extend                string
 	purgePublished, purgeDead, purgeExpired, stats string
 	listDead, deadPayload, retryDead, deleteDead   string
@@ -141,7 +142,11 @@ const claimSQL = `WITH due AS MATERIALIZED (
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 )
-UPDATE {{table}} o SET
+` + claimUpdateSQL
+
+// claimUpdateSQL leases (or, past MaxClaims, kills) the rows of the CTE due
+// and returns them; the unfair and the fair claims share it.
+const claimUpdateSQL = `UPDATE {{table}} o SET
     locked_by       = CASE WHEN due.exhausted THEN NULL ELSE $2::text END,
     locked_until    = CASE WHEN due.exhausted THEN NULL ELSE now() + $3::int8 * interval '1 microsecond' END,
     lease_token     = CASE WHEN due.exhausted THEN NULL ELSE gen_random_uuid() END,
@@ -313,6 +318,9 @@ func newStatements(n names, cfg config) statements {
 		enqueue:        n.render(enqueueSQL),
 		claimUnordered: n.render(strings.Replace(claim, "%PERKEY%", "", 1)),
 		claimPerKey:    n.render(strings.Replace(claim, "%PERKEY%", perKeySQL, 1)),
+		claimFair:      n.render(strings.Replace(cols.Replace(fairClaimSQL), "FROM due\n", "FROM due CROSS JOIN fair\n", 1)),
+		fairCursor:     n.render(fairCursorSQL),
+		tenantStats:    n.render(tenantStatsSQL),
 		poison:         n.render(poisonSQL),
 		complete:       n.render(complete),
 		fail:           n.render(failSQL),

@@ -94,7 +94,7 @@ func (s *Store) Channel() string { return s.n.channel }
 // Capabilities reports per-key ordering, notifications (unless WithoutNotify)
 // and the maintenance lock.
 func (s *Store) Capabilities() outboxdriver.Capabilities {
-	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true}
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true, TenantFairness: true}
 }
 
 // txKind tells the store's own transactions apart: only claims and outcome

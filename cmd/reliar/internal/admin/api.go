@@ -17,7 +17,9 @@ const apiLimit = 100
 const drainSpan = 5 * time.Minute
 
 // StatsDocument is the answer of GET /api/stats: the keys of reliar stats
-// --json, the net drain, and the sampled history the chart draws.
+// --json (tenants among them: at most Config.Tenants, null when the store
+// cannot list tenants or they could not be read), the net drain, and the
+// sampled history the chart draws.
 type StatsDocument struct {
 	ops.StatsDocument
 	// DrainPerMinute is the net drain (rows per minute the pending backlog
@@ -25,6 +27,9 @@ type StatsDocument struct {
 	DrainPerMinute *float64 `json:"drain_per_minute"`
 	// History holds the samples of the last hour, oldest first.
 	History []HistoryPoint `json:"history"`
+	// tenantsErr is why the tenants could not be read; the gauges were,
+	// and Tenants is null.
+	tenantsErr error
 }
 
 // HistoryPoint is one sample of StatsDocument's history.
@@ -58,16 +63,26 @@ type ActionDocument struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// statsDocument reads the gauges and the history.
+// statsDocument reads the gauges, the history, and the tenants with due
+// rows when the store lists them (Tenants is null otherwise). A failure to
+// read the tenants is logged and kept in tenantsErr: the gauges still show.
 func (s *Server) statsDocument(ctx context.Context) (StatsDocument, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	sctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
-	st, err := s.cfg.Store.Stats(ctx)
+	st, err := s.cfg.Store.Stats(sctx)
 	if err != nil {
 		return StatsDocument{}, fmt.Errorf("read the outbox's gauges: %w", err)
 	}
 	samples := s.history.since(st.AsOf.Add(-s.cfg.History))
 	doc := StatsDocument{StatsDocument: ops.NewStatsDocument(st), History: make([]HistoryPoint, 0, len(samples))}
+	tctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
+	if ts, listed, err := ops.Tenants(tctx, s.cfg.Store, s.cfg.tenants()); err != nil {
+		s.log.Warn("admin page cannot read the tenants", "error", err)
+		doc.tenantsErr = err
+	} else if listed {
+		doc.Tenants = ops.NewTenantDocuments(ts)
+	}
 	for _, p := range samples {
 		doc.History = append(doc.History, HistoryPoint{At: p.At.UTC(), Pending: p.Pending, Due: p.Due, Dead: p.Dead})
 	}

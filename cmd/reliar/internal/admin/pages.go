@@ -145,6 +145,15 @@ type deadRow struct {
 	PayloadURL string
 }
 
+// tenantRow is one tenant with due rows laid out for the table.
+type tenantRow struct {
+	// ID is empty for the rows without a tenant.
+	ID  string
+	Due int64
+	// Age is how long its oldest due row has waited, formatted.
+	Age string
+}
+
 // dashboardData fills the dashboard.
 type dashboardData struct {
 	Database   string
@@ -163,6 +172,14 @@ type dashboardData struct {
 	Filter   deadFilter
 	Dead     []deadRow
 	Poisoned []outboxdriver.PoisonedRecord
+	// TenantsListed says the store lists its tenants: the table shows,
+	// Tenants empty when none has due rows.
+	TenantsListed bool
+	Tenants       []tenantRow
+	// TenantsLimit is how many tenants the table shows at most.
+	TenantsLimit int
+	// TenantsError says why the tenants could not be read.
+	TenantsError string
 	// NextURL is the next page's address, empty on the last page.
 	NextURL string
 	// FirstURL is the first page's address, empty on the first page.
@@ -194,6 +211,17 @@ func (s *Server) fillDashboard(ctx context.Context, d *dashboardData) error {
 	}
 	d.Stats = doc.StatsDocument
 	d.Lag = ops.FormatDuration(time.Duration(doc.OldestDueAgeSeconds * float64(time.Second)))
+	d.TenantsLimit = s.cfg.tenants()
+	if doc.tenantsErr != nil {
+		d.TenantsListed, d.TenantsError = true, doc.tenantsErr.Error()
+	}
+	if doc.Tenants != nil {
+		d.TenantsListed = true
+		for _, t := range doc.Tenants {
+			d.Tenants = append(d.Tenants, tenantRow{ID: t.TenantID, Due: t.Due,
+				Age: ops.FormatDuration(time.Duration(t.OldestDueAgeSeconds * float64(time.Second)))})
+		}
+	}
 	if doc.DrainPerMinute != nil {
 		d.Drain = formatValue(*doc.DrainPerMinute)
 	}

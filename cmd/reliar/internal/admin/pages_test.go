@@ -3,10 +3,19 @@ package admin
 import (
 	"context"
 	"html"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/memstore"
 )
 
 var nextPage = regexp.MustCompile(`<a href="([^"]+)" id="next-page">`)
@@ -129,5 +138,109 @@ func TestPageHeaders(t *testing.T) {
 	}
 	if res := s.bearer(t, http.MethodDelete, "/api/dead", nil); res.status != http.StatusMethodNotAllowed {
 		t.Errorf("DELETE /api/dead: %d", res.status)
+	}
+}
+
+// noTenants is a store that cannot list its tenants, as SQLite and MariaDB.
+type noTenants struct{ Store }
+
+// tenantRowPattern matches one row of the tenants table: its id (or the
+// rows without a tenant) and its due rows.
+var tenantRowPattern = regexp.MustCompile(`<tr class="tenant-row">\s*<td>(?:<span class="tenant" title="[^"]*">([^<]*)</span>|<span class="muted">– \(no tenant\)</span>)</td>\s*<td class="num">(\d+)</td>`)
+
+// TestDashboardTenants: the overview of a store that lists its tenants
+// shows the tenants with due rows, the longest waiting first, their ids
+// escaped, to a logged-in browser only, and /api/stats holds them; a store
+// that cannot list them shows no table, and null.
+func TestDashboardTenants(t *testing.T) {
+	now := time.Now()
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	store, err := memstore.New(memstore.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const evil = `<script>alert("t")</script>`
+	for _, b := range []struct {
+		tenant string
+		n      int
+	}{{"acme", 3}, {evil, 1}, {"", 2}} {
+		for range b.n {
+			m := reliar.NewMsg(testMsg{Type: "orders.placed"})
+			m.Metadata.TenantID = b.tenant
+			if _, err := store.Enqueue(t.Context(), m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mu.Lock()
+		now = now.Add(time.Minute)
+		mu.Unlock()
+	}
+	s := newTestServer(t, store, false)
+
+	if res := do(t, nil, newRequest(t, http.MethodGet, s.ts.URL+"/", nil)); res.status != http.StatusSeeOther || strings.Contains(res.body, "acme") {
+		t.Fatalf("before login: status %d, body %q; want a redirect that shows nothing", res.status, res.body)
+	}
+	page := s.login(t).get("/")
+	if page.status != http.StatusOK || !strings.Contains(page.body, `id="tenants-table"`) {
+		t.Fatalf("status %d, no tenants table in the overview", page.status)
+	}
+	var got []string
+	for _, m := range tenantRowPattern.FindAllStringSubmatch(page.body, -1) {
+		got = append(got, html.UnescapeString(m[1])+"="+m[2])
+	}
+	if want := []string{"acme=3", evil + "=1", "=2"}; !slices.Equal(got, want) {
+		t.Errorf("tenant rows %q, want %q", got, want)
+	}
+	if strings.Contains(page.body, "<script>alert") || !strings.Contains(page.body, "&lt;script&gt;alert(") {
+		t.Error("a tenant id is not escaped")
+	}
+
+	var doc struct {
+		Tenants []map[string]any `json:"tenants"`
+	}
+	s.bearer(t, http.MethodGet, "/api/stats", nil).json(t, &doc)
+	if len(doc.Tenants) != 3 || doc.Tenants[0]["tenant_id"] != "acme" || doc.Tenants[0]["due"] != 3.0 || doc.Tenants[0]["oldest_due_age_seconds"].(float64) < 180 {
+		t.Errorf("/api/stats tenants %v", doc.Tenants)
+	}
+
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		rows  int
+		table bool
+	}{
+		{"one tenant", Config{Store: store, Tenants: 1}, 1, true},
+		{"off", Config{Store: store, Tenants: outbox.Off}, 0, false},
+		{"a store that cannot list them", Config{Store: noTenants{store}}, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.cfg.Token, c.cfg.Logger = testToken, slog.New(slog.DiscardHandler)
+			srv, err := New(c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(srv.Handler())
+			defer ts.Close()
+			ss := &testServer{srv: srv, ts: ts, log: &syncBuffer{}}
+			page := ss.login(t).get("/")
+			n, table := len(tenantRowPattern.FindAllString(page.body, -1)), strings.Contains(page.body, `id="tenants-table"`)
+			if n != c.rows || table != c.table {
+				t.Errorf("%d tenant rows, table %v; want %d, %v", n, table, c.rows, c.table)
+			}
+			var doc map[string]any
+			ss.bearer(t, http.MethodGet, "/api/stats", nil).json(t, &doc)
+			if v, ok := doc["tenants"]; !ok || (!c.table && v != nil) {
+				t.Errorf("/api/stats tenants %v (present %v)", v, ok)
+			}
+		})
+	}
+
+	empty, err := memstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := newTestServer(t, empty, false).login(t).get("/"); !strings.Contains(page.body, "No tenant has due rows.") {
+		t.Error("an empty store's overview does not say that no tenant has due rows")
 	}
 }

@@ -10,11 +10,14 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/reliar/reliar/cmd/reliar/internal/ops"
 	"github.com/reliar/reliar/outbox"
 )
 
 // Store is what the admin page needs of an outbox store: its gauges and its
-// dead letters. Every outbox.Store satisfies it.
+// dead letters. Every outbox.Store satisfies it. A store that also lists
+// its tenants (outboxdriver.TenantStatser) gets the table of the tenants
+// with due rows on the overview page.
 type Store interface {
 	// Stats counts the rows by state.
 	Stats(ctx context.Context) (outbox.Stats, error)
@@ -60,6 +63,21 @@ type Config struct {
 	// ActionTimeout bounds one retry or purge request, all its batches
 	// together. Defaults to DefaultActionTimeout.
 	ActionTimeout time.Duration
+	// Tenants is how many tenants with due rows the overview lists, the
+	// longest waiting first, when the store lists them; outbox.Off hides
+	// them. Defaults to ops.DefaultTenants, at most ops.MaxTenants.
+	Tenants int
+}
+
+// tenants is how many tenants to list; 0 when the list is off.
+func (c Config) tenants() int {
+	switch {
+	case c.Tenants == outbox.Off:
+		return 0
+	case c.Tenants == 0:
+		return ops.DefaultTenants
+	}
+	return c.Tenants
 }
 
 // withDefaults returns a copy of c with its zero fields set to defaults.
@@ -108,6 +126,9 @@ func (c Config) validate() error {
 		if d.v < 0 {
 			bad("negative duration: %s %v", d.name, d.v)
 		}
+	}
+	if (c.Tenants < 0 && c.Tenants != outbox.Off) || c.Tenants > ops.MaxTenants {
+		bad("tenants %d: want 0 to %d, or outbox.Off", c.Tenants, ops.MaxTenants)
 	}
 	if c.SampleInterval >= 0 && c.History >= 0 && c.History < c.SampleInterval {
 		bad("history %v is shorter than the sample interval %v", c.History, c.SampleInterval)

@@ -46,6 +46,8 @@ type relayFlags struct {
 	maxClaims        int
 	breakerThreshold int
 	ordering         string
+	fair             string
+	maxPerTenant     int
 	noListen         bool
 
 	migrate             bool
@@ -95,6 +97,14 @@ New rows are picked up at once through LISTEN/NOTIFY on PostgreSQL (rows
 inserted with plain SQL need the notify trigger, see pgstore.EnableNotifyTrigger);
 behind PgBouncer in transaction pooling mode, use --no-listen to poll only.
 
+--fair tenant shares every claim among the tenants that have due rows (the
+messages' tenant id; rows without one form one tenant), round-robin, so that one
+tenant's backlog does not delay the others' messages; --max-in-flight-per-tenant
+caps the rows of one tenant a dispatcher holds, so that a tenant whose messages
+publish slowly cannot take all of --max-in-flight. It needs a store that can
+claim fairly (PostgreSQL); on SQLite or MariaDB the relay exits 2. It cannot be
+combined with --ordering per-key.
+
 Logs go to stderr at info by default; they never hold payloads, and URLs are
 shown with their secrets masked.`,
 		Example: `  # PostgreSQL to NATS JetStream, subjects orders.<message type>
@@ -103,6 +113,10 @@ shown with their secrets masked.`,
   # Kafka, one topic per message type, two dispatchers
   reliar relay --database-url postgres://relay@db/shop --schema billing \
     --broker kafka://k1:9092,k2:9092 --topic invoice_issued=invoices --topic billing --dispatchers 2
+
+  # Fair across tenants: a tenant's import does not hold up the others
+  reliar relay --database-url postgres://relay@db/shop --broker nats://nats:4222 \
+    --fair tenant --max-in-flight-per-tenant 200
 
   # A webhook, metrics on every interface (Kubernetes)
   RELIAR_WEBHOOK_SECRET=whsec_... reliar relay --database-url postgres://relay@db/shop \
@@ -147,6 +161,8 @@ func addRelayFlags(cmd *cobra.Command, f *relayFlags) {
 	flagval.Int(fl, &f.maxClaims, "max-claims", 0, "lapsed leases before a message is dead: it keeps crashing or hanging the relay (default 5)", 0)
 	flagval.Int(fl, &f.breakerThreshold, "breaker-threshold", 0, `consecutive transient failures that open the circuit breaker (default 20; "off" disables it)`, 0, flagval.Off)
 	fl.StringVar(&f.ordering, "ordering", "", "unordered, or per-key: rows of one ordering key published one at a time, in order (default unordered)")
+	fl.StringVar(&f.fair, "fair", "", "unordered, or tenant: every claim shared round-robin among the tenants with due rows; needs PostgreSQL (default unordered)")
+	flagval.Int(fl, &f.maxPerTenant, "max-in-flight-per-tenant", 0, "rows of one tenant a dispatcher holds at once; needs --fair tenant (default: no cap but --max-in-flight)", 0)
 	fl.BoolVar(&f.noListen, "no-listen", false, "do not LISTEN for new rows; poll only (PgBouncer in transaction pooling mode)")
 
 	fl.BoolVar(&f.migrate, "migrate", false, "apply the store's migrations at start-up")
@@ -237,7 +253,7 @@ func (f *relayFlags) checkPool(cfg relay.Config) error {
 // every one, with the flags named.
 func (f *relayFlags) settings() (outbox.Settings, []error) {
 	s := outbox.Settings{
-		BatchSize: f.batchSize, MaxInFlight: f.maxInFlight,
+		BatchSize: f.batchSize, MaxInFlight: f.maxInFlight, MaxInFlightPerTenant: f.maxPerTenant,
 		PollInterval: f.pollInterval, IdlePollInterval: f.idlePollInterval,
 		Lease: f.lease, PublishTimeout: f.publishTimeout, StoreTimeout: f.storeTimeout, DrainTimeout: f.drainTimeout,
 		StatsInterval: f.statsInterval, MaxClaims: f.maxClaims, BreakerThreshold: f.breakerThreshold,
@@ -254,16 +270,30 @@ func (f *relayFlags) settings() (outbox.Settings, []error) {
 	default:
 		problems = append(problems, fmt.Errorf("--ordering %q: want unordered or per-key", f.ordering))
 	}
-	if err := s.Validate(outbox.Capabilities{PerKeyOrdering: true}); err != nil {
+	if fair, ok := outbox.ParseFairness(strings.ToLower(strings.TrimSpace(f.fair))); ok {
+		s.Fairness = fair
+	} else {
+		problems = append(problems, fmt.Errorf("--fair %q: want unordered or tenant", f.fair))
+	}
+	// The store's capabilities are known once it is open: the relay checks
+	// them then (per-key ordering, fair claims).
+	if err := s.Validate(outbox.Capabilities{PerKeyOrdering: true, TenantFairness: true}); err != nil {
 		problems = append(problems, namedFlags(err))
 	}
 	return s, problems
+}
+
+// settingValues names the values of the settings as the flags spell them,
+// replaced before the fields (FairnessTenant holds Fairness).
+var settingValues = []struct{ value, word string }{
+	{"FairnessUnordered", "unordered"}, {"FairnessTenant", "tenant"}, {"Ordering PerKey", "Ordering per-key"},
 }
 
 // settingFlags names the flag of each dispatcher and maintainer setting,
 // for errors, longest names first so that replacing them in a text never
 // cuts one in two.
 var settingFlags = []struct{ field, flag string }{
+	{"MaxInFlightPerTenant", "--max-in-flight-per-tenant"},
 	{"Retry.MaxAttempts", "--max-attempts"}, {"PublishedRetention", "--published-retention"},
 	{"IdlePollInterval", "--idle-poll-interval"}, {"BreakerThreshold", "--breaker-threshold"},
 	{"DeadRetention", "--dead-retention"}, {"PublishTimeout", "--publish-timeout"},
@@ -271,7 +301,7 @@ var settingFlags = []struct{ field, flag string }{
 	{"StoreTimeout", "--store-timeout"}, {"PollInterval", "--poll-interval"},
 	{"MaxInFlight", "--max-in-flight"}, {"BatchSize", "--batch-size"},
 	{"MaxClaims", "--max-claims"}, {"Interval", "--maintenance-interval"},
-	{"Ordering", "--ordering"}, {"Lease", "--lease"},
+	{"Fairness", "--fair"}, {"Ordering", "--ordering"}, {"Lease", "--lease"},
 }
 
 // namedFlags rewrites the *outbox.ConfigErrors of err in the words of the
@@ -291,6 +321,9 @@ func namedFlags(err error) error {
 			continue
 		}
 		text := ce.Field + " " + ce.Reason
+		for _, sv := range settingValues {
+			text = strings.ReplaceAll(text, sv.value, sv.word)
+		}
 		for _, sf := range settingFlags {
 			text = strings.ReplaceAll(text, sf.field, sf.flag)
 		}

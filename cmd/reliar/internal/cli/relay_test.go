@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +114,12 @@ func TestRelayBadFlags(t *testing.T) {
 		{"metrics port", []string{"--database-url", postgresURL, "--broker", natsURL, "--metrics-addr", "0.0.0.0:99999"}, "--metrics-addr"},
 		{"subject prefix", []string{"--database-url", postgresURL, "--broker", natsURL, "--subject-prefix", "a b.>"}, "--subject-prefix"},
 		{"log format", []string{"--database-url", postgresURL, "--broker", natsURL, "--log-format", "xml"}, "log format"},
+		{"fair", []string{"--database-url", postgresURL, "--broker", natsURL, "--fair", "fifo"}, `--fair "fifo": want unordered or tenant`},
+		{"per-tenant cap", []string{"--database-url", postgresURL, "--broker", natsURL, "--fair", "tenant", "--max-in-flight-per-tenant", "-3"}, "--max-in-flight-per-tenant"},
+		{"per-tenant cap word", []string{"--database-url", postgresURL, "--broker", natsURL, "--fair", "tenant", "--max-in-flight-per-tenant", "many"}, "--max-in-flight-per-tenant"},
+		{"per-tenant cap without fair", []string{"--database-url", postgresURL, "--broker", natsURL, "--max-in-flight-per-tenant", "5"}, "--max-in-flight-per-tenant needs --fair tenant"},
+		{"per-tenant cap with fair unordered", []string{"--database-url", postgresURL, "--broker", natsURL, "--fair", "unordered", "--max-in-flight-per-tenant", "5"}, "--max-in-flight-per-tenant needs --fair tenant"},
+		{"fair and per-key", []string{"--database-url", postgresURL, "--broker", natsURL, "--fair", "tenant", "--ordering", "per-key"}, "--fair tenant cannot be combined with --ordering per-key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,5 +141,110 @@ func TestRelayFromEnvironment(t *testing.T) {
 	}, "relay")
 	if r.code != 2 || !strings.Contains(r.stderr, "secret") || strings.Contains(r.stderr, "base64!") {
 		t.Fatalf("exit %d, stderr %q; want 2 about the secret, without it", r.code, r.stderr)
+	}
+}
+
+// TestRelayFairFlags: --fair and --max-in-flight-per-tenant reach the
+// dispatchers' settings from the command line, the environment and the
+// relay section of the file.
+func TestRelayFairFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		fair outbox.Fairness
+		cap  int
+	}{
+		{"default", nil, outbox.FairnessUnordered, 0},
+		{"unordered", []string{"--fair", "unordered"}, outbox.FairnessUnordered, 0},
+		{"tenant", []string{"--fair", "tenant"}, outbox.FairnessTenant, 0},
+		{"tenant in capitals", []string{"--fair", "Tenant"}, outbox.FairnessTenant, 0},
+		{"tenant with a cap", []string{"--fair", "tenant", "--max-in-flight-per-tenant", "50"}, outbox.FairnessTenant, 50},
+		{"zero cap is no cap", []string{"--fair", "tenant", "--max-in-flight-per-tenant", "0"}, outbox.FairnessTenant, 0},
+		{"zero cap without fair", []string{"--max-in-flight-per-tenant", "0"}, outbox.FairnessUnordered, 0},
+		{"empty is the default", []string{"--fair", ""}, outbox.FairnessUnordered, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := relayConfig(t, append([]string{"--database-url", postgresURL, "--broker", natsURL}, tt.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := cfg.Settings; s.Fairness != tt.fair || s.MaxInFlightPerTenant != tt.cap {
+				t.Fatalf("Fairness %v, MaxInFlightPerTenant %d; want %v, %d", s.Fairness, s.MaxInFlightPerTenant, tt.fair, tt.cap)
+			}
+		})
+	}
+}
+
+// TestRelayFairConfigFile: the relay section's fair and
+// max-in-flight-per-tenant keys are read, a bad value exits 2 before
+// anything connects naming the flag, and the keys are refused at the top
+// level.
+func TestRelayFairConfigFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, yaml string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// A database that answers nothing: connecting would take the connect
+	// timeout.
+	const db = "database-url: postgres://u@192.0.2.1:5432/db?connect_timeout=30\n"
+	tests := []struct {
+		name, yaml string
+		env        map[string]string
+		want       []string
+	}{
+		{"bad fair", "relay:\n  fair: fifo\n", nil, []string{`--fair "fifo": want unordered or tenant`}},
+		{"bad cap", "relay:\n  fair: tenant\n  max-in-flight-per-tenant: -1\n", nil, []string{"max-in-flight-per-tenant", "must not be negative"}},
+		{"cap without fair", "relay:\n  max-in-flight-per-tenant: 4\n", nil, []string{"--max-in-flight-per-tenant needs --fair tenant"}},
+		{"cap from the file, fair from the environment", "relay:\n  max-in-flight-per-tenant: 4\n", map[string]string{"RELIAR_FAIR": "tenant", "RELIAR_ORDERING": "per-key"},
+			[]string{"--fair tenant cannot be combined with --ordering per-key"}},
+		{"fair at the top level", "fair: tenant\n", nil, []string{`"fair"`, "relay.fair"}},
+		{"misspelt key", "relay:\n  fairness: tenant\n", nil, []string{`"relay.fairness"`, `"relay.fair"`}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := write(fmt.Sprintf("c%d.yaml", i), db+tt.yaml)
+			start := time.Now()
+			r := run(t, tt.env, "relay", "--broker", natsURL, "--config", path)
+			if r.code != 2 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 2, nothing, one line", r.code, r.stdout, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr %q does not say %s", r.stderr, w)
+				}
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v: it connected before refusing", d)
+			}
+		})
+	}
+}
+
+// TestRelayFairOnSQLite: a relay asked for fair claims over SQLite, which
+// cannot make them, exits 2 once the store is open, saying so; the start-up
+// line shows the settings, taken here from the relay section of a file.
+func TestRelayFairOnSQLite(t *testing.T) {
+	t.Parallel()
+	tg := newSQLiteTarget(t)
+	path := filepath.Join(t.TempDir(), "reliar.yaml")
+	yaml := "database-url: " + tg.url + "\nrelay:\n  fair: tenant\n  max-in-flight-per-tenant: 5\n  metrics-addr: 127.0.0.1:0\n  no-maintainer: true\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, nil, "relay", "--broker", natsURL, "--config", path)
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1]
+	if r.code != 2 || r.stdout != "" || !strings.HasPrefix(last, "reliar: ") ||
+		!strings.Contains(last, "cannot claim fairly") || !strings.Contains(last, "--fair tenant") || !strings.Contains(last, "sqlite") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 2, nothing, a last line saying SQLite cannot claim fairly", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "fair=tenant max_in_flight_per_tenant=5") {
+		t.Errorf("the start-up line does not show the fairness settings:\n%s", r.stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/reliar/reliar/cmd/reliar/internal/admin"
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
 	"github.com/reliar/reliar/cmd/reliar/internal/flagval"
+	"github.com/reliar/reliar/cmd/reliar/internal/ops"
 )
 
 // serveLogLevel is serve's log level unless --log-level says otherwise: the
@@ -29,6 +30,7 @@ type serveFlags struct {
 	token          string
 	readOnly       bool
 	sampleInterval time.Duration
+	tenants        int
 }
 
 func newServeCommand(app *App) *cobra.Command {
@@ -39,7 +41,10 @@ func newServeCommand(app *App) *cobra.Command {
 		Long: `serve runs the admin page of an outbox table: the rows by state, the lag, a chart
 of the last hour (sampled every --sample-interval), and the dead letters, which
 can be filtered by type and tenant, inspected, retried and purged (one, a
-selection, or every row matching the filter, in bounded batches).
+selection, or every row matching the filter, in bounded batches). On a store
+that lists its tenants (PostgreSQL), the overview also shows the tenants with
+due rows, the longest waiting first: at most --tenants of them ("off" hides
+them).
 
 Every request needs the access token (--token, better RELIAR_TOKEN, at least 16
 characters): browsers log in with it through a form, which sets an HttpOnly,
@@ -49,7 +54,7 @@ address is answered 429 with Retry-After until the minute is over, and the
 burst is logged once. Nothing about the installation (database, host, schema)
 is shown before login, and no directory is ever listed.
 The JSON API:
-  GET  /api/stats                  the gauges (as 'reliar stats --json') and their history
+  GET  /api/stats                  the gauges and tenants (as 'reliar stats --json') and their history
   GET  /api/dead?type=&tenant=&after=&limit=
                                    a page of dead letters (as 'reliar dead list --json')
   GET  /api/dead/{id}/payload?seq=N
@@ -77,6 +82,9 @@ address cannot be listened on, 2 on bad input (no token, a bad URL or address).`
 	fl.StringVar(&f.token, "token", "", "access token, at least 16 characters (prefer env RELIAR_TOKEN to the command line)")
 	fl.BoolVar(&f.readOnly, "read-only", false, "refuse every retry and purge, and hide their buttons")
 	flagval.Duration(fl, &f.sampleInterval, "sample-interval", admin.DefaultSampleInterval, "how often the chart's gauges are sampled, at most 1h", time.Hour)
+	flagval.Int(fl, &f.tenants, "tenants", ops.DefaultTenants,
+		fmt.Sprintf(`tenants with due rows the overview lists, the longest waiting first, at most %d; "off" hides them (PostgreSQL only)`, ops.MaxTenants),
+		ops.MaxTenants, flagval.Off)
 
 	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
 		if err := f.validate(); err != nil {
@@ -102,6 +110,7 @@ address cannot be listened on, 2 on bad input (no token, a bad URL or address).`
 			Logger:         log,
 			Database:       s.backend.Describe(),
 			SampleInterval: f.sampleInterval,
+			Tenants:        f.tenants,
 		})
 		if err != nil {
 			return exitcode.UsageError(err)

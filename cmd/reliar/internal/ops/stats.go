@@ -19,6 +19,10 @@ type StatsDocument struct {
 	OldestDueAgeSeconds float64 `json:"oldest_due_age_seconds"`
 	// AsOf is the database's clock when the counts were taken.
 	AsOf time.Time `json:"as_of"`
+	// Tenants lists the tenants with due rows, the longest waiting first;
+	// null when the store cannot list tenants (SQLite, MariaDB) or the
+	// list is off, an empty array when no tenant has due rows.
+	Tenants []TenantDocument `json:"tenants"`
 }
 
 // NewStatsDocument converts a store's Stats.

@@ -98,8 +98,8 @@ var ErrInvalidConfig = errors.New("relay: invalid configuration")
 // and those about the dispatcher or maintainer settings also matching
 // outbox.ErrInvalidSettings (an *outbox.ConfigError each). Settings are
 // checked as far as they can be before the store is known (per-key
-// ordering needs the store's capability, checked when the dispatchers are
-// made).
+// ordering and fair claims need the store's capabilities, checked when the
+// dispatchers are made).
 func (c Config) validate() error {
 	var problems []error
 	bad := func(format string, args ...any) {
@@ -128,7 +128,7 @@ func (c Config) validate() error {
 			bad("%d dispatchers need a pool of at least %d connections, not %d", c.dispatchers(), need, pool)
 		}
 	}
-	for _, err := range each(c.Settings.Validate(outbox.Capabilities{PerKeyOrdering: true})) {
+	for _, err := range each(c.Settings.Validate(outbox.Capabilities{PerKeyOrdering: true, TenantFairness: true})) {
 		problems = append(problems, fmt.Errorf("%w: %w", ErrInvalidConfig, err))
 	}
 	if m := c.Maintainer; m != nil {

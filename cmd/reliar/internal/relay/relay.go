@@ -13,6 +13,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -70,7 +71,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	pool, listener := cfg.connections()
 	log.Info("relay starting", "store", cfg.Store.String(), "broker", cfg.Broker.String(),
-		"dispatchers", cfg.dispatchers(), "listen", !cfg.NoWakeups, "maintainer", cfg.Maintainer != nil,
+		"dispatchers", cfg.dispatchers(), "fair", cfg.Settings.Fairness.String(),
+		"max_in_flight_per_tenant", cfg.Settings.MaxInFlightPerTenant,
+		"listen", !cfg.NoWakeups, "maintainer", cfg.Maintainer != nil,
 		"db_connections", connectionsText(pool, listener), "pool_size", pool, "listener_connections", listener)
 
 	d, err := connect(ctx, cfg, ready, log)
@@ -103,8 +106,11 @@ type workers struct {
 }
 
 // newWorkers makes the dispatchers and the maintainer. Settings the store
-// cannot honour (per-key ordering) are bad input.
+// cannot honour (per-key ordering, fair claims) are bad input.
 func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, log *slog.Logger, extra ...outbox.Option) (*workers, error) {
+	if err := checkCapabilities(cfg, d.store.Capabilities()); err != nil {
+		return nil, exitcode.UsageError(err)
+	}
 	n := cfg.dispatchers()
 	w := &workers{
 		dispatchers: make([]*outbox.Dispatcher, n),
@@ -144,6 +150,20 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 		w.maintainer = mt
 	}
 	return w, nil
+}
+
+// ErrCannotClaimFairly is matched (with errors.Is) by the error of a relay
+// asked for fair claims (--fair tenant) over a store that cannot make them.
+var ErrCannotClaimFairly = errors.New("the store cannot claim fairly across tenants")
+
+// checkCapabilities refuses the settings the store cannot honour, in the
+// words of the flags, before outbox.New refuses them in its own.
+func checkCapabilities(cfg Config, caps outbox.Capabilities) error {
+	if cfg.Settings.Fairness == outbox.FairnessTenant && !caps.TenantFairness {
+		return fmt.Errorf("%w: --fair tenant needs a store that can claim fairly across tenants; the %s store cannot (PostgreSQL can): use --fair unordered, or a PostgreSQL database",
+			ErrCannotClaimFairly, cfg.Store.Driver())
+	}
+	return nil
 }
 
 // run runs every worker until ctx ends and the dispatchers drained, or

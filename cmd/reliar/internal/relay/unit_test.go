@@ -62,6 +62,10 @@ func TestConfigValidate(t *testing.T) {
 		{"bad maintainer", func(c *Config) { c.Maintainer.Interval = -time.Second }, false},
 		{"zero maintainer", func(c *Config) { c.Maintainer = &outbox.MaintainerSettings{} }, true},
 		{"no maintainer", func(c *Config) { c.Maintainer = nil }, true},
+		// Fair claims need the store's capability, known once it is open.
+		{"fair", func(c *Config) { c.Settings.Fairness, c.Settings.MaxInFlightPerTenant = outbox.FairnessTenant, 5 }, true},
+		{"per-tenant cap without fair", func(c *Config) { c.Settings.MaxInFlightPerTenant = 5 }, false},
+		{"fair and per-key", func(c *Config) { c.Settings.Fairness, c.Settings.Ordering = outbox.FairnessTenant, outbox.PerKey }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,6 +319,44 @@ func TestNewWorkers(t *testing.T) {
 	_, err = newWorkers(c, &deps{store: noPerKey{newMemStore()}, broker: pub}, outbox.NoopMetrics{}, nil, quiet)
 	if exitcode.Code(err, 0) != exitcode.Usage || !errors.Is(err, outbox.ErrInvalidSettings) {
 		t.Fatalf("per-key ordering on a store without it: %v, want bad input", err)
+	}
+}
+
+// fairStore is a store with the fair-claim capability.
+type fairStore struct{ *memstore.Store }
+
+func (fairStore) Capabilities() outbox.Capabilities {
+	return outbox.Capabilities{PerKeyOrdering: true, TenantFairness: true}
+}
+
+// TestNewWorkersFair: every dispatcher gets the fairness settings; a store
+// that cannot claim fairly is bad input, said in the flags' words.
+func TestNewWorkersFair(t *testing.T) {
+	pub := &broker.Broker{Publisher: reliar.PublisherFunc(func(context.Context, *reliar.SerializedEnvelope) error { return nil })}
+	c := validConfig(t)
+	c.Dispatchers = 2
+	c.Settings.Fairness, c.Settings.MaxInFlightPerTenant = outbox.FairnessTenant, 7
+	w, err := newWorkers(c, &deps{store: fairStore{newMemStore()}, broker: pub}, outbox.NoopMetrics{}, nil, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range w.dispatchers {
+		if s := d.Settings(); s.Fairness != outbox.FairnessTenant || s.MaxInFlightPerTenant != 7 {
+			t.Errorf("dispatcher %d: Fairness %v, MaxInFlightPerTenant %d; want tenant, 7", i, s.Fairness, s.MaxInFlightPerTenant)
+		}
+	}
+
+	for _, url := range []string{"sqlite:///tmp/x.db", "mysql://u@127.0.0.1:3306/db"} {
+		loc, err := storeurl.Parse(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Store = loc
+		_, err = newWorkers(c, &deps{store: noPerKey{newMemStore()}, broker: pub}, outbox.NoopMetrics{}, nil, quiet)
+		if exitcode.Code(err, 0) != exitcode.Usage || !errors.Is(err, ErrCannotClaimFairly) ||
+			!strings.Contains(err.Error(), "--fair tenant") || !strings.Contains(err.Error(), "the "+loc.Driver()+" store cannot") {
+			t.Fatalf("%s: fair claims on a store without them: %v, want bad input naming --fair and the store", url, err)
+		}
 	}
 }
 
