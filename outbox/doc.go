@@ -69,6 +69,23 @@
 // store documentation states how (see pgstore's). A dead head row unblocks
 // its key.
 //
+// # Fairness across tenants
+//
+// Claims take due rows in (available_at, sequence) order by default, so one
+// tenant's backlog (an import, a retry storm) delays every other tenant's
+// messages until it drains. With Fairness FairnessTenant, each claim is
+// shared round-robin among the tenants that have due rows (the messages'
+// Metadata.TenantID; rows without one form one tenant): every visited
+// tenant's first row, then every one's second, and so on, the round going
+// on from where the previous claim stopped. A tenant with one due row
+// therefore waits about one claim cycle whatever the others hold, and no
+// tenant starves. MaxInFlightPerTenant caps the rows of one tenant the
+// dispatcher holds, so a tenant whose receiver is slow cannot take all of
+// MaxInFlight. Fairness needs a store with the TenantFairness capability
+// (pgstore and memstore; New refuses it elsewhere) and cannot be combined
+// with PerKey ordering. The store's documentation says how its claim
+// enumerates tenants and what that costs.
+//
 // # The loop
 //
 // One goroutine owns the dispatcher's state. It claims only when at least

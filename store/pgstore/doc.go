@@ -144,6 +144,26 @@
 // key are not affected. A head past expires_at without a live lease can
 // never be published and blocks nothing.
 //
+// # Fair claims across tenants
+//
+// A dispatcher with Fairness FairnessTenant shares every claim among the
+// tenants with pending rows (tenant_id; rows without one form the tenant
+// ""). PostgreSQL 15 has no skip scan, so the claim enumerates tenants
+// with a recursive CTE over the index of schema version 5,
+// outbox_tenant_pending_idx ((coalesce(tenant_id, '') COLLATE "C"),
+// available_at, sequence) over pending rows: one index descent per tenant,
+// starting after the cursor the dispatcher carries from its previous
+// claim, wrapping around, and visiting at most BatchSize tenants. For each
+// visited tenant one LATERAL index scan locks (SKIP LOCKED) its first
+// claimable rows, at most its share (twice an even share of the batch) and
+// what the per-tenant cap leaves it; the rows are ranked round-robin and
+// the first BatchSize are leased like any claim's. A claim therefore costs
+// at most BatchSize index descents and about twice BatchSize rows, at any
+// number of tenants and any backlog, and never scans the table. The index
+// costs every enqueue one more index entry (BENCHMARKS.md). A fair claim
+// cannot be combined with PerKey ordering. [Store.TenantStats] lists the
+// tenants with due rows for operators; it reads every due row.
+//
 // # Commit modes and table size
 //
 // Every transaction of the store's own commits synchronously by default.

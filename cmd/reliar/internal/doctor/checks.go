@@ -123,8 +123,8 @@ func checkIndexes(f Facts) Check {
 	if contains(missing, PendingIndex) || contains(invalid, PendingIndex) {
 		c.Verdict = Red
 	}
-	c.Why = "the claim walks outbox_pending_idx; per-key ordering, dead-letter listing, retention and expiry each read one of the others; without them every claim or sweep scans the table"
-	c.Fix = fmt.Sprintf("recreate %s as migration 0001_outbox.up.sql defines them (reliar migrate --print-sql --schema %s shows the statements), with CREATE INDEX CONCURRENTLY so that writes go on; DROP INDEX CONCURRENTLY an invalid index first",
+	c.Why = "the claim walks outbox_pending_idx; per-key ordering, fair claims across tenants, dead-letter listing, retention and expiry each read one of the others; without them every claim or sweep scans the table"
+	c.Fix = fmt.Sprintf("recreate %s as migrations 0001_outbox.up.sql and 0005_outbox_tenant_index.up.sql define them (reliar migrate --print-sql --schema %s shows the statements), with CREATE INDEX CONCURRENTLY so that writes go on; DROP INDEX CONCURRENTLY an invalid index first",
 		strings.Join(append(missing, invalid...), ", "), f.Schema)
 	return c
 }

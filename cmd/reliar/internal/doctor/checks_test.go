@@ -37,7 +37,7 @@ func TestEvaluate(t *testing.T) {
 	}{
 		{"healthy schema", func(*Facts) {}, CheckSchema, OK, "version 2, as this release needs"},
 		{"newer schema", func(f *Facts) { f.Version = 3 }, CheckSchema, Warn, "newer than the 2"},
-		{"healthy indexes", func(*Facts) {}, CheckIndexes, OK, "all 6 present and valid"},
+		{"healthy indexes", func(*Facts) {}, CheckIndexes, OK, "all 7 present and valid"},
 		{"pending index missing", func(f *Facts) { f.Indexes = f.Indexes[1:] }, CheckIndexes, Red, "missing: outbox_pending_idx"},
 		{"pending index invalid", func(f *Facts) { f.Indexes[0].Valid = false }, CheckIndexes, Red, "invalid: outbox_pending_idx"},
 		{"dead index missing", func(f *Facts) { f.Indexes = f.Indexes[:2] }, CheckIndexes, Warn, "missing: outbox_dead_idx, outbox_published_at_idx"},

@@ -13,7 +13,7 @@ import (
 	"github.com/reliar/reliar/store/pgstore"
 )
 
-// The outbox table's indexes, as migration 1 creates them.
+// The outbox table's indexes, as migrations 1 and 5 create them.
 const (
 	PendingIndex   = "outbox_pending_idx"
 	PendingKeyIdx  = "outbox_pending_key_idx"
@@ -21,10 +21,11 @@ const (
 	PublishedIndex = "outbox_published_at_idx"
 	DeadAtIndex    = "outbox_dead_at_idx"
 	ExpiresIndex   = "outbox_expires_at_idx"
+	TenantIndex    = "outbox_tenant_pending_idx" // fair claims (schema version 5)
 )
 
 // expectedIndexes lists the indexes the store's statements rely on.
-var expectedIndexes = []string{PendingIndex, PendingKeyIdx, DeadIndex, PublishedIndex, DeadAtIndex, ExpiresIndex}
+var expectedIndexes = []string{PendingIndex, PendingKeyIdx, DeadIndex, PublishedIndex, DeadAtIndex, ExpiresIndex, TenantIndex}
 
 // names are the quoted names doctor's SQL uses.
 type names struct {
