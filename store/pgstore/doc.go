@@ -150,7 +150,7 @@
 // tenants with pending rows (tenant_id; rows without one form the tenant
 // ""). PostgreSQL 15 has no skip scan, so the claim enumerates tenants
 // with a recursive CTE over the index of schema version 5,
-// outbox_tenant_pending_idx ((coalesce(tenant_id, '') COLLATE "C"),
+// outbox_tenant_pending_idx (the tenant_id or the empty string, in "C" order,
 // available_at, sequence) over pending rows: one index descent per tenant,
 // starting after the cursor the dispatcher carries from its previous
 // claim, wrapping around, and visiting at most BatchSize tenants. For each
