@@ -45,6 +45,9 @@ type Variant struct {
 	// AfterMigrate, when set, is SQL run on the run's schema after
 	// pgstore.Migrate: a change of the table's storage to measure.
 	AfterMigrate string
+	// Tenant, when set, is the Metadata.TenantID of every message the
+	// target enqueues.
+	Tenant string
 }
 
 // Defaults is Reliar with outbox.DefaultSettings and a plain Publisher.
@@ -161,6 +164,7 @@ func (t *target) Enqueue(ctx context.Context, docs []payload.Doc) error {
 	msgs := make([]reliar.Outgoing, len(docs))
 	for i, d := range docs {
 		msgs[i] = reliar.NewMsg(Message(d))
+		msgs[i].Metadata.TenantID = t.v.Tenant
 	}
 	tx, err := t.pool.Begin(ctx)
 	if err != nil {
