@@ -110,6 +110,9 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 		}
 		l.emit(EventClaimed, fresh, nil)
 	}
+	if l.s.Fairness == FairnessTenant {
+		interleaveTenants(b.Records)
+	}
 	tracked := make([]trackedRow, len(b.Records)) // one allocation per claim
 	for i := range b.Records {
 		row := &tracked[i]

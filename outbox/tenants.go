@@ -1,6 +1,8 @@
 package outbox
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/reliar/reliar/outbox/outboxdriver"
@@ -70,4 +72,55 @@ func (l *loop) noteFairClaim(b *outboxdriver.AcquiredBatch, want int) {
 	}
 	l.tenantCursor = b.TenantCursor
 	l.capHeldBack = l.s.MaxInFlightPerTenant > 0 && len(l.tenantHeld) > 0 && b.Len() < want && !b.More
+}
+
+// interleaveTenants reorders a fair claim's records round-robin by tenant
+// (each tenant's first record, then each one's second, ...), keeping each
+// tenant's records in claim order and the tenants in the order of their
+// first record. Records are published in queue order (a BatchPublisher
+// gets them as one batch, in order), so a tenant with one row in a claim
+// otherwise filled by another tenant's backlog is published among the
+// first rows of the claim, not after the backlog's rows that are older.
+func interleaveTenants(recs []outboxdriver.Record) {
+	if len(recs) < 2 {
+		return
+	}
+	first := recs[0].Envelope.Metadata.TenantID
+	mixed := false
+	for i := range recs {
+		if recs[i].Envelope.Metadata.TenantID != first {
+			mixed = true
+			break
+		}
+	}
+	if !mixed {
+		return
+	}
+	// rank[i] is record i's position within its tenant; order by (rank,
+	// tenant's first appearance), which a stable sort on the pair gives.
+	type key struct{ rank, tenant int }
+	seen := make(map[string][2]int) // tenant -> (order of first appearance, records so far)
+	keys := make([]key, len(recs))
+	for i := range recs {
+		t := recs[i].Envelope.Metadata.TenantID
+		st, ok := seen[t]
+		if !ok {
+			st[0] = len(seen)
+		}
+		keys[i] = key{rank: st[1], tenant: st[0]}
+		st[1]++
+		seen[t] = st
+	}
+	idx := make([]int, len(recs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(keys[a].rank, keys[b].rank), cmp.Compare(keys[a].tenant, keys[b].tenant))
+	})
+	out := make([]outboxdriver.Record, len(recs))
+	for i, j := range idx {
+		out[i] = recs[j]
+	}
+	copy(recs, out)
 }
