@@ -58,7 +58,7 @@ func Example() {
 	fmt.Println("schema version:", pgstore.SchemaVersion)
 	fmt.Println("pending messages:", st.Pending)
 	// Output:
-	// schema version: 4
+	// schema version: 5
 	// pending messages: 0
 }
 
