@@ -28,7 +28,7 @@ import (
 const relayWait = 30 * time.Second
 
 // suffix returns a random name suffix unique to a test.
-func suffix(t *testing.T) string {
+func suffix(t testing.TB) string {
 	t.Helper()
 	var b [5]byte
 	_, _ = rand.Read(b[:])
@@ -42,7 +42,7 @@ type pgEnv struct {
 	schema string
 }
 
-func newPG(t *testing.T) *pgEnv {
+func newPG(t testing.TB) *pgEnv {
 	t.Helper()
 	pool, err := pgxpool.New(t.Context(), postgresURL)
 	if err != nil {
@@ -64,7 +64,7 @@ func (e *pgEnv) quoted() string { return pgx.Identifier{e.schema}.Sanitize() }
 
 func (e *pgEnv) table() string { return pgx.Identifier{e.schema, "outbox"}.Sanitize() }
 
-func (e *pgEnv) migrate(t *testing.T) {
+func (e *pgEnv) migrate(t testing.TB) {
 	t.Helper()
 	if err := pgstore.Migrate(t.Context(), e.pool, pgstore.WithSchema(e.schema)); err != nil {
 		t.Fatalf("migrate %s: %v", e.schema, err)
@@ -73,7 +73,7 @@ func (e *pgEnv) migrate(t *testing.T) {
 
 // insert adds n rows of type typ by plain SQL, only the required columns,
 // as a producer in any language would, and returns their ids.
-func (e *pgEnv) insert(t *testing.T, typ string, n int) []string {
+func (e *pgEnv) insert(t testing.TB, typ string, n int) []string {
 	t.Helper()
 	rows, err := e.pool.Query(t.Context(), `INSERT INTO `+e.table()+` (id, message_type, payload)
 		SELECT gen_random_uuid(), $1, convert_to(format('{"n":%s}', i), 'UTF8') FROM generate_series(1, $2) AS i
@@ -89,7 +89,7 @@ func (e *pgEnv) insert(t *testing.T, typ string, n int) []string {
 }
 
 // count counts the rows of the outbox matching a condition.
-func (e *pgEnv) count(t *testing.T, where string) int {
+func (e *pgEnv) count(t testing.TB, where string) int {
 	t.Helper()
 	var n int
 	if err := e.pool.QueryRow(t.Context(), `SELECT count(*) FROM `+e.table()+` WHERE `+where).Scan(&n); err != nil {
@@ -105,7 +105,7 @@ type jsEnv struct {
 	prefix string
 }
 
-func newJetStream(t *testing.T) *jsEnv {
+func newJetStream(t testing.TB) *jsEnv {
 	t.Helper()
 	nc, err := nats.Connect(natsURL)
 	if err != nil {
@@ -132,7 +132,7 @@ func newJetStream(t *testing.T) *jsEnv {
 }
 
 // messages returns how many messages the stream holds.
-func (e *jsEnv) messages(t *testing.T) int {
+func (e *jsEnv) messages(t testing.TB) int {
 	t.Helper()
 	info, err := e.stream.Info(t.Context())
 	if err != nil {
@@ -158,13 +158,13 @@ var servingLine = regexp.MustCompile(`msg="relay serving[^"]*" addr=(\S+)|"msg":
 // startRelay starts `reliar relay args...` with a metrics address of its
 // own and waits until it serves; the process is killed when the test ends
 // if it still runs.
-func startRelay(t *testing.T, args ...string) *relayProc {
+func startRelay(t testing.TB, args ...string) *relayProc {
 	t.Helper()
 	return startRelayEnv(t, nil, args...)
 }
 
 // startRelayEnv is startRelay with environment variables.
-func startRelayEnv(t *testing.T, env []string, args ...string) *relayProc {
+func startRelayEnv(t testing.TB, env []string, args ...string) *relayProc {
 	t.Helper()
 	args = append([]string{"relay", "--metrics-addr", "127.0.0.1:0"}, args...)
 	p := &relayProc{cmd: exec.Command(binary, args...), stderr: &syncBuffer{}, stdout: &syncBuffer{}, done: make(chan struct{})}
@@ -283,7 +283,7 @@ func (p *relayProc) metric(t *testing.T, series string) float64 {
 }
 
 // waitFor polls cond until it holds, failing the test after relayWait.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(relayWait)
 	for !cond() {
