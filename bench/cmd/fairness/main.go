@@ -34,32 +34,15 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/reliar/reliar/bench/internal/benchcmd"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		fmt.Fprintln(os.Stderr, "fairness:", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "fairness:", err)
-		os.Exit(1)
-	}
-}
+func main() { benchcmd.Main("fairness", run) }
 
 // errUsage marks bad command-line input.
-var errUsage = errors.New("usage")
+var errUsage = benchcmd.ErrUsage
 
 // run is the command, with its streams as arguments so that tests can run it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -17,28 +17,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/reliar/reliar/bench/internal/benchcmd"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		fmt.Fprintln(os.Stderr, "relaymem:", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "relaymem:", err)
-		os.Exit(1)
-	}
-}
+func main() { benchcmd.Main("relaymem", run) }
 
 // errUsage marks bad command-line input.
-var errUsage = errors.New("usage")
+var errUsage = benchcmd.ErrUsage
 
 // config is what the flags set.
 type config struct {
