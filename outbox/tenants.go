@@ -1,8 +1,6 @@
 package outbox
 
 import (
-	"cmp"
-	"slices"
 	"time"
 
 	"github.com/reliar/reliar/outbox/outboxdriver"
@@ -82,45 +80,31 @@ func (l *loop) noteFairClaim(b *outboxdriver.AcquiredBatch, want int) {
 // otherwise filled by another tenant's backlog is published among the
 // first rows of the claim, not after the backlog's rows that are older.
 func interleaveTenants(recs []outboxdriver.Record) {
-	if len(recs) < 2 {
+	var order []string // tenants by first appearance
+	groups := make(map[string][]outboxdriver.Record)
+	for _, r := range recs {
+		t := r.Envelope.Metadata.TenantID
+		if _, ok := groups[t]; !ok {
+			order = append(order, t)
+		}
+		groups[t] = append(groups[t], r)
+	}
+	if len(order) < 2 {
 		return
 	}
-	first := recs[0].Envelope.Metadata.TenantID
-	mixed := false
-	for i := range recs {
-		if recs[i].Envelope.Metadata.TenantID != first {
-			mixed = true
-			break
+	// Deal one record of each tenant in turn, dropping a tenant once it has
+	// none left.
+	n := 0
+	for round := 0; len(order) > 0; round++ {
+		live := order[:0]
+		for _, t := range order {
+			g := groups[t]
+			recs[n] = g[round]
+			n++
+			if round+1 < len(g) {
+				live = append(live, t)
+			}
 		}
+		order = live
 	}
-	if !mixed {
-		return
-	}
-	// rank[i] is record i's position within its tenant; order by (rank,
-	// tenant's first appearance), which a stable sort on the pair gives.
-	type key struct{ rank, tenant int }
-	seen := make(map[string][2]int) // tenant -> (order of first appearance, records so far)
-	keys := make([]key, len(recs))
-	for i := range recs {
-		t := recs[i].Envelope.Metadata.TenantID
-		st, ok := seen[t]
-		if !ok {
-			st[0] = len(seen)
-		}
-		keys[i] = key{rank: st[1], tenant: st[0]}
-		st[1]++
-		seen[t] = st
-	}
-	idx := make([]int, len(recs))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(keys[a].rank, keys[b].rank), cmp.Compare(keys[a].tenant, keys[b].tenant))
-	})
-	out := make([]outboxdriver.Record, len(recs))
-	for i, j := range idx {
-		out[i] = recs[j]
-	}
-	copy(recs, out)
 }
