@@ -15,25 +15,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/reliar/reliar/bench/internal/benchcmd"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "drainprobe:", err)
-		os.Exit(1)
-	}
+	benchcmd.Main("drainprobe", func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+		return run(ctx, args, stdout)
+	})
 }
 
 // config is the command line.
