@@ -64,15 +64,16 @@ func newPublisher(t testing.TB, c *kfake.Cluster, clientOpts []kgo.Opt, opts ...
 	return p
 }
 
-// consume reads n records of topic from the start, failing the test when
-// they do not arrive in time. It returns them in the order received.
-func consume(t *testing.T, c *kfake.Cluster, topic string, n int) []*kgo.Record {
+// consume reads n records of topic from the start, with extra client
+// options (credentials) if any, failing the test when they do not arrive in
+// time. It returns them in the order received.
+func consume(t *testing.T, c *kfake.Cluster, topic string, n int, opts ...kgo.Opt) []*kgo.Record {
 	t.Helper()
-	cl, err := kgo.NewClient(
+	cl, err := kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(c.ListenAddrs()...),
 		kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-	)
+	}, opts...)...)
 	if err != nil {
 		t.Fatalf("consumer: %v", err)
 	}

@@ -82,7 +82,7 @@ func TestRefusedCredentialsAreTransient(t *testing.T) {
 			if err := p.Publish(ctx, env); err != nil {
 				t.Fatalf("Publish with the right credentials: %v", err)
 			}
-			recs := consumeAs(t, c, topic, 1, kgo.SASL(tc.mech(user, pass)))
+			recs := consume(t, c, topic, 1, kgo.SASL(tc.mech(user, pass)))
 			if id, err := kafka.MessageID(recs[0]); err != nil || id != env.ID {
 				t.Fatalf("consumed %v, %v; want %s", id, err, env.ID)
 			}
@@ -146,40 +146,8 @@ func TestSASLAuthenticationFailedIsTransient(t *testing.T) {
 	if err := p.Publish(ctx, env); err != nil {
 		t.Fatalf("Publish with the right credentials: %v", err)
 	}
-	recs := consumeAs(t, c, topic, 1, mech(pass))
+	recs := consume(t, c, topic, 1, mech(pass))
 	if id, err := kafka.MessageID(recs[0]); err != nil || id != env.ID {
 		t.Fatalf("consumed %v, %v; want %s", id, err, env.ID)
 	}
-}
-
-// consumeAs reads n records of topic from the start with extra client
-// options (credentials), failing the test when they do not arrive in time.
-func consumeAs(t *testing.T, c *kfake.Cluster, topic string, n int, opts ...kgo.Opt) []*kgo.Record {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{
-		kgo.SeedBrokers(c.ListenAddrs()...),
-		kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-	}, opts...)...)
-	if err != nil {
-		t.Fatalf("consumer: %v", err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
-	defer cancel()
-	var got []*kgo.Record
-	for len(got) < n {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("consumed %d of %d records of %s: %v", len(got), n, topic, ctx.Err())
-		}
-		for _, e := range fs.Errors() {
-			if errors.Is(e.Err, context.Canceled) {
-				continue
-			}
-			t.Fatalf("consume %s: %v", topic, e.Err)
-		}
-		got = append(got, fs.Records()...)
-	}
-	return got
 }
