@@ -46,7 +46,11 @@ func Check(t *testing.T, sys harness.System, drainOnly bool) {
 	if !lat.OK() || lat.Scenario != report.Latency || lat.Messages != latencyMessages || lat.Duplicates != 0 {
 		t.Errorf("latency result %+v", lat)
 	}
-	if lat.P50Ms <= 0 || lat.P50Ms > lat.P99Ms || lat.P99Ms > lat.MaxMs || lat.TxP50Ms < lat.P50Ms {
+	// Commit → arrival is clamped at zero (harness/latency.go): a message
+	// can arrive before its producer's Commit returns, and with fast
+	// dispatch (asynchronous claims) half of them may, so p50 can be 0; the
+	// time from before the transaction cannot.
+	if lat.P50Ms < 0 || lat.MaxMs <= 0 || lat.TxP50Ms <= 0 || lat.P50Ms > lat.P99Ms || lat.P99Ms > lat.MaxMs || lat.TxP50Ms < lat.P50Ms {
 		t.Errorf("latency: p50 %v, p99 %v, max %v, from before the transaction p50 %v", lat.P50Ms, lat.P99Ms, lat.MaxMs, lat.TxP50Ms)
 	}
 }
