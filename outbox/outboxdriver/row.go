@@ -48,7 +48,8 @@ type Row struct {
 }
 
 // NewRow encodes an outgoing message for insertion: it fills defaults (id,
-// conversation id, sent-at), captures the trace context of ctx when the
+// conversation id; a send time left unset stays out of the metadata
+// document, and Envelope reads it back as the row's created_at), captures the trace context of ctx when the
 // message carries none, serializes the body with ser and refuses a payload
 // larger than maxPayload bytes (0 means DefaultMaxPayloadBytes) with a
 // *PayloadTooLargeError.
@@ -59,6 +60,11 @@ func NewRow(ctx context.Context, o reliar.Outgoing, ser reliar.Serializer, maxPa
 	if maxPayload <= 0 {
 		maxPayload = DefaultMaxPayloadBytes
 	}
+	// A send time the caller did not set is the row's created_at, which
+	// the store's clock writes and Envelope reads back: leaving it out of
+	// the metadata document leaves most rows without one, and the server
+	// parses no JSON for them (BENCHMARKS.md, "What an enqueue costs").
+	sentSet := o.Metadata.Delivery.SentAt != nil
 	o, err := o.Prepared(time.Now())
 	if err != nil {
 		return Row{}, err
@@ -76,9 +82,15 @@ func NewRow(ctx context.Context, o reliar.Outgoing, ser reliar.Serializer, maxPa
 	typ, version := reliar.TypeOf(o.Body)
 	m := o.Metadata
 	m.Delivery.ContentType = ser.ContentType()
+	if !sentSet {
+		m.Delivery.SentAt = nil
+	}
 	meta, err := encodeMetadata(&m)
 	if err != nil {
 		return Row{}, fmt.Errorf("outbox: encode metadata of %s: %w", o.ID, err)
+	}
+	if string(meta) == "{}" {
+		meta = nil
 	}
 	r := Row{
 		ID:              o.ID,
@@ -155,6 +167,11 @@ func (r *Row) Envelope() (reliar.SerializedEnvelope, error) {
 	m.Delivery.ExpiresAt = r.ExpiresAt
 	if r.ContentType != "" {
 		m.Delivery.ContentType = r.ContentType
+	}
+	if m.Delivery.SentAt == nil && !r.CreatedAt.IsZero() {
+		// The caller set no send time: the row's creation is it.
+		t := r.CreatedAt.UTC()
+		m.Delivery.SentAt = &t
 	}
 	version := r.MessageVersion
 	if version < 1 || version > 65535 {

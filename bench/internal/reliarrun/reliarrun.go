@@ -114,11 +114,18 @@ func Fillfactor(percent int) Variant {
 	}
 }
 
+// WithoutTenantIndex is Reliar at default settings on a table without the
+// fair claim's tenant index (schema v5): what that index costs the enqueue
+// of rows that carry no tenant.
+func WithoutTenantIndex() Variant {
+	return Variant{Name: "reliar without tenant index", AfterMigrate: "DROP INDEX outbox_tenant_pending_idx"}
+}
+
 // Options returns the variants that run only when named with -only: the
 // store options, the table's fill factor, the MaxInFlight experiments and
 // two dispatchers.
 func Options() []Variant {
-	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100),
+	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100), WithoutTenantIndex(),
 		InFlight(1024), InFlight(1536), InFlight(2048), TwoDispatchers()}
 }
 
