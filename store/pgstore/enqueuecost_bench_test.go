@@ -105,7 +105,6 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])`)
 		args[13] = docs
 		withDoc += commit(s.sql.enqueue, args...)
 
-
 		args = fresh()
 		types := make([]string, perTx)
 		payloads := make([][]byte, perTx)
