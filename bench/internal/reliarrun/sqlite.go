@@ -39,26 +39,37 @@ func SQLite() SQLiteVariant { return SQLiteVariant{Name: "reliar sqlite"} }
 
 // SQLiteDemo is Reliar on SQLite with the dispatcher settings `reliar demo`
 // uses (cmd/reliar's demo.Settings when this was written: BatchSize and
-// MaxInFlight 512, PollInterval 5ms, IdlePollInterval 20ms, no table
-// gauges), a BatchPublisher, as the demo's NATS publisher is, and the
-// demo's connections: one per producer (8) and 8 for the dispatcher.
+// MaxInFlight 512, the default poll intervals, no table gauges), a
+// BatchPublisher, as the demo's NATS publisher is, and the demo's
+// connections: one per producer (8) and 8 for the dispatcher.
 func SQLiteDemo() SQLiteVariant {
-	v := SQLiteDemoTwoConns()
-	v.Name, v.Conns = "reliar sqlite demo settings", DemoConns
-	return v
+	return SQLiteVariant{Name: "reliar sqlite demo settings", Conns: DemoConns, Batch: true, Tune: demoSettings}
 }
 
 // DemoConns is the connections `reliar demo` opens on SQLite: one per
 // producer (8 by default) and 8 for the dispatcher.
 const DemoConns = 16
 
+func demoSettings(s *outbox.Settings) {
+	s.BatchSize, s.MaxInFlight = 512, 512
+	s.StatsInterval = outbox.Off
+}
+
 // SQLiteDemoTwoConns is SQLiteDemo on the two connections the demo used
 // before it gave every writer its own, for comparison.
 func SQLiteDemoTwoConns() SQLiteVariant {
-	return SQLiteVariant{Name: "reliar sqlite demo settings 2 conns", Conns: 2, Batch: true, Tune: func(s *outbox.Settings) {
-		s.BatchSize, s.MaxInFlight = 512, 512
+	v := SQLiteDemo()
+	v.Name, v.Conns = "reliar sqlite demo settings 2 conns", 2
+	return v
+}
+
+// SQLiteDemoPoll5ms is SQLiteDemo with the poll intervals the demo had
+// before (PollInterval 5 ms, IdlePollInterval 20 ms), for comparison: every
+// claim and outcome write on SQLite is a commit that waits for the disk.
+func SQLiteDemoPoll5ms() SQLiteVariant {
+	return SQLiteVariant{Name: "reliar sqlite demo settings poll 5ms", Conns: DemoConns, Batch: true, Tune: func(s *outbox.Settings) {
+		demoSettings(s)
 		s.PollInterval, s.IdlePollInterval = 5*time.Millisecond, 20*time.Millisecond
-		s.StatsInterval = outbox.Off
 	}}
 }
 
