@@ -31,6 +31,9 @@ type SQLiteVariant struct {
 	Batch bool
 	// Tune changes the default settings; nil keeps them.
 	Tune func(*outbox.Settings)
+	// WakeupInterval is the store's wake-up watcher interval; 0 keeps
+	// sqlitestore.DefaultWakeupInterval.
+	WakeupInterval time.Duration
 }
 
 // SQLite is Reliar on SQLite at outbox.DefaultSettings with a plain
@@ -73,6 +76,15 @@ func SQLiteDemoPoll5ms() SQLiteVariant {
 	}}
 }
 
+// SQLiteDemoWake20ms is SQLiteDemo with the store's wake-up watcher looking
+// every 20 ms instead of 10: half the claims while producers commit, for
+// a longer wait before each.
+func SQLiteDemoWake20ms() SQLiteVariant {
+	v := SQLiteDemo()
+	v.Name, v.WakeupInterval = "reliar sqlite demo settings wake 20ms", 20*time.Millisecond
+	return v
+}
+
 // SQLiteOneConn is SQLite on a handle of one connection, the limit River
 // advises for its SQLite driver: every writer queues in Go, none in
 // SQLite's busy handler.
@@ -92,7 +104,11 @@ func (v SQLiteVariant) open(ctx context.Context, env pgenv.Env) (harness.Target,
 		db.Close()
 		return nil, fmt.Errorf("reliarrun: migrate: %w", err)
 	}
-	store, err := sqlitestore.New(ctx, db, sqlitestore.WithLogger(quietlog.AtLevel(slog.LevelError)))
+	opts := []sqlitestore.Option{sqlitestore.WithLogger(quietlog.AtLevel(slog.LevelError))}
+	if v.WakeupInterval > 0 {
+		opts = append(opts, sqlitestore.WithWakeupInterval(v.WakeupInterval))
+	}
+	store, err := sqlitestore.New(ctx, db, opts...)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("reliarrun: new store: %w", err)
