@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/chaos/check"
 	"github.com/reliar/reliar/chaos/internal/rig"
 	"github.com/reliar/reliar/outbox"
@@ -157,5 +158,54 @@ func TestS4TerminateBackends(t *testing.T) {
 		alive(t, a, b)
 		t.Logf("terminated %d backends", terminated)
 		return r.Finish(rig.FinishOptions{})
+	})
+}
+
+// S9: a producer that embeds the dispatcher, as an application running
+// Reliar in-process does, is SIGKILLed right after a commit, before its
+// dispatcher could take the row. Its broker path is slowed so that it holds
+// claimed rows, some published and not completed; its store connections
+// (claims, outcome writes, LISTEN) are then cut, so no notification reaches
+// it and nothing more is written, and it dies as its last commit returns.
+// The rows it held keep their lease until it lapses; a relay started
+// afterwards must publish every committed row.
+func TestS9EmbeddedProducerKilledAfterCommit(t *testing.T) {
+	iterate(t, "S9_embedded_producer_killed", func(t *testing.T) check.Report {
+		ctx := ctxFor(t, 2*time.Minute)
+		r := rig.New(t, bin, rig.Options{})
+		storeURL, cut := r.DatabaseVia()
+		broker, slow := r.BrokerVia()
+		slow.SetDelay(50 * time.Millisecond)
+		p := r.StartEmbedded(ctx, "p", rig.EmbeddedArgs{StoreURL: storeURL, Broker: broker, Before: 200, After: 30})
+		waitFor(t, 30*time.Second, "rows held by the embedded dispatcher", func() bool {
+			evs, err := p.Events()
+			return err == nil && len(rig.HeldNotCompleted(evs)) >= 5
+		})
+		cut.Down()
+		acked := p.Resume(r, ctx)
+		if len(acked) != 230 {
+			t.Fatalf("the producer acknowledged %d commits, want 230", len(acked))
+		}
+		evs, err := p.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		late := make(map[reliar.MessageID]bool)
+		for _, id := range acked[200:] {
+			late[id] = true
+		}
+		for _, e := range evs {
+			for _, id := range e.IDs {
+				if late[id] {
+					t.Fatalf("the embedded dispatcher saw %s, committed after its connections were cut (%s)", id, e.Kind)
+				}
+			}
+		}
+		b := r.StartRelay("b", rig.RelayArgs{})
+		rep := r.Finish(rig.FinishOptions{})
+		if count(t, b, outbox.EventReclaimed) == 0 {
+			t.Errorf("relay b reclaimed nothing: the producer died holding no row (%s)", rep)
+		}
+		return rep
 	})
 }

@@ -24,6 +24,9 @@ type Binary struct {
 	Kind string
 	// PerKey reports whether the relay has the --ordering flag.
 	PerKey bool
+	// Embedded is the producer that embeds the dispatcher
+	// (internal/embedproducer).
+	Embedded string
 }
 
 // args prefixes the relay's arguments with its subcommand.
@@ -53,6 +56,10 @@ func BuildRelay(ctx context.Context, dir, want string, race bool) (Binary, error
 		return Binary{}, fmt.Errorf("rig: reliar relay: %w: %s", err, out)
 	}
 	b.PerKey = strings.Contains(string(out), "--ordering")
+	b.Embedded = filepath.Join(dir, "embedproducer")
+	if err := goBuild(ctx, root, b.Embedded, "./chaos/internal/embedproducer", race); err != nil {
+		return Binary{}, err
+	}
 	return b, nil
 }
 

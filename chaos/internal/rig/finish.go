@@ -197,6 +197,27 @@ func PublishedNotCompleted(evs []outbox.Event) []uuid.UUID {
 	return out
 }
 
+// HeldNotCompleted returns the ids a relay claimed and has not completed,
+// failed or released yet: the rows it holds, published or not.
+func HeldNotCompleted(evs []outbox.Event) []uuid.UUID {
+	held := make(map[uuid.UUID]bool)
+	for _, e := range evs {
+		for _, id := range e.IDs {
+			switch e.Kind {
+			case outbox.EventClaimed, outbox.EventReclaimed:
+				held[id] = true
+			case outbox.EventCompleted, outbox.EventFailed, outbox.EventReleased, outbox.EventAbandoned:
+				delete(held, id)
+			}
+		}
+	}
+	out := make([]uuid.UUID, 0, len(held))
+	for id := range held {
+		out = append(out, id)
+	}
+	return out
+}
+
 // history describes what happened to one message: its events in time
 // order and its positions among the sink's attempts.
 func history(in check.Input, id reliar.MessageID) string {
