@@ -162,13 +162,16 @@ func TestS4TerminateBackends(t *testing.T) {
 }
 
 // S9: a producer that embeds the dispatcher, as an application running
-// Reliar in-process does, is SIGKILLed right after a commit, before its
-// dispatcher could take the row. Its broker path is slowed so that it holds
+// Reliar in-process does, is SIGKILLed between commits and their hand-off
+// (the zero-claim path: pgstore leases a row at enqueue to the dispatcher
+// of its process and hands it over once the notification naming the
+// enqueue proves the commit). Its broker path is slowed so that it holds
 // claimed rows, some published and not completed; its store connections
-// (claims, outcome writes, LISTEN) are then cut, so no notification reaches
-// it and nothing more is written, and it dies as its last commit returns.
-// The rows it held keep their lease until it lapses; a relay started
-// afterwards must publish every committed row.
+// (claims, outcome writes, LISTEN) are then cut, so no proof reaches it and
+// nothing more is written; it commits 30 more messages, leased to it at
+// enqueue, and dies as the last commit returns. A relay started afterwards
+// must publish every committed row, reclaiming the leased ones once their
+// lease lapses.
 func TestS9EmbeddedProducerKilledAfterCommit(t *testing.T) {
 	iterate(t, "S9_embedded_producer_killed", func(t *testing.T) check.Report {
 		ctx := ctxFor(t, 2*time.Minute)
@@ -176,31 +179,41 @@ func TestS9EmbeddedProducerKilledAfterCommit(t *testing.T) {
 		storeURL, cut := r.DatabaseVia()
 		broker, slow := r.BrokerVia()
 		slow.SetDelay(50 * time.Millisecond)
-		p := r.StartEmbedded(ctx, "p", rig.EmbeddedArgs{StoreURL: storeURL, Broker: broker, Before: 200, After: 30})
+		const before, after = 60, 30
+		p := r.StartEmbedded(ctx, "p", rig.EmbeddedArgs{StoreURL: storeURL, Broker: broker, Before: before, After: after, MaxInFlight: 200})
 		waitFor(t, 30*time.Second, "rows held by the embedded dispatcher", func() bool {
 			evs, err := p.Events()
 			return err == nil && len(rig.HeldNotCompleted(evs)) >= 5
 		})
 		cut.Down()
 		acked := p.Resume(r, ctx)
-		if len(acked) != 230 {
-			t.Fatalf("the producer acknowledged %d commits, want 230", len(acked))
+		if len(acked) != before+after {
+			t.Fatalf("the producer acknowledged %d commits, want %d", len(acked), before+after)
+		}
+		late := acked[before:]
+		var leased int
+		if err := r.Pool.QueryRow(ctx, `SELECT count(*) FROM "`+r.Name+`".outbox WHERE id = ANY($1) AND starts_with(locked_by, $2)`, late, p.WorkerPrefix(r)).Scan(&leased); err != nil {
+			t.Fatal(err)
+		}
+		if leased == 0 {
+			t.Fatalf("no row committed after the cut was leased at enqueue: the hand-off path was not exercised; stderr:\n%s", p.Stderr())
 		}
 		evs, err := p.Events()
 		if err != nil {
 			t.Fatal(err)
 		}
-		late := make(map[reliar.MessageID]bool)
-		for _, id := range acked[200:] {
-			late[id] = true
+		isLate := make(map[reliar.MessageID]bool)
+		for _, id := range late {
+			isLate[id] = true
 		}
 		for _, e := range evs {
 			for _, id := range e.IDs {
-				if late[id] {
+				if isLate[id] {
 					t.Fatalf("the embedded dispatcher saw %s, committed after its connections were cut (%s)", id, e.Kind)
 				}
 			}
 		}
+		t.Logf("%d of the %d rows committed after the cut were leased at enqueue", leased, after)
 		b := r.StartRelay("b", rig.RelayArgs{})
 		rep := r.Finish(rig.FinishOptions{})
 		if count(t, b, outbox.EventReclaimed) == 0 {

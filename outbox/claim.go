@@ -31,7 +31,7 @@ func (l *loop) claimSize() int {
 		}
 		return 1
 	}
-	free := l.s.MaxInFlight - len(l.rows)
+	free := l.s.MaxInFlight - len(l.rows) - int(l.ho.reserved.Load())
 	half := (min(l.s.BatchSize, l.s.MaxInFlight) + 1) / 2
 	if free < max(half, 1) {
 		return 0
@@ -48,6 +48,7 @@ func (l *loop) maybeClaim(now time.Time) {
 	}
 	probe := l.breaker.open
 	l.acquiring = want
+	l.syncHandoff()
 	l.woke = false
 	req := outboxdriver.AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
 	l.fairRequest(&req)

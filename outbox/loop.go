@@ -107,11 +107,15 @@ type loop struct {
 
 	failReleased bool      // failed rows with unwritten outcomes released at the drain
 	relDueAt     time.Time // when they are
+
+	// The zero-claim path (handoff.go).
+	ho        handoffState
+	handoffCh <-chan []outboxdriver.Record
 }
 
 func newLoop(d *Dispatcher, worker string) *loop {
 	s := d.settings
-	return &loop{
+	l := &loop{
 		d:          d,
 		s:          s,
 		worker:     worker,
@@ -137,6 +141,8 @@ func newLoop(d *Dispatcher, worker string) *loop {
 		quit:       make(chan struct{}),
 		subCancel:  func() {},
 	}
+	l.ho.max = int64(s.MaxInFlight)
+	return l
 }
 
 func (l *loop) run(ctx context.Context) error {
@@ -189,6 +195,12 @@ func (l *loop) run(ctx context.Context) error {
 			l.onStats(r)
 		case r := <-l.subCh:
 			l.onSubscribed(r, time.Now())
+		case recs, ok := <-l.handoffCh:
+			if !ok {
+				l.handoffCh = nil
+				continue
+			}
+			l.onHandoff(recs, time.Now())
 		case _, ok := <-l.wake:
 			if !ok {
 				l.onWakeupsClosed(time.Now())
@@ -199,6 +211,7 @@ func (l *loop) run(ctx context.Context) error {
 		}
 	}
 	stopWake()
+	l.endHandoff()
 	close(l.quit)
 	l.finish()
 	l.log.Info("dispatcher stopped")
@@ -207,6 +220,7 @@ func (l *loop) run(ctx context.Context) error {
 
 // act starts every piece of work that is due.
 func (l *loop) act(now time.Time) {
+	defer l.syncHandoff()
 	l.giveUpOverdue(now)
 	if l.draining && !l.pubCutoff && !now.Before(l.pubDueAt) {
 		l.cutOffPublishes()

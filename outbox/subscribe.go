@@ -18,6 +18,7 @@ type subResult struct {
 	gen    uint64
 	ch     <-chan struct{}
 	err    error
+	ctx    context.Context // the subscription's, which ends with cancel
 	cancel context.CancelFunc
 }
 
@@ -48,7 +49,7 @@ func (l *loop) maybeSubscribe(now time.Time) {
 	go func() {
 		defer l.wg.Done()
 		ch, err := n.Wakeups(ctx)
-		deliver(l, l.subCh, subResult{gen: gen, ch: ch, err: err, cancel: cancel})
+		deliver(l, l.subCh, subResult{gen: gen, ch: ch, err: err, ctx: ctx, cancel: cancel})
 	}()
 }
 
@@ -88,6 +89,7 @@ func (l *loop) subscribed(r subResult, now time.Time) {
 	l.subWarned = false
 	l.subBackoff = 0
 	l.wake = r.ch
+	l.subscribeHandoff(r.ctx)
 }
 
 // onWakeupsClosed notes that the store closed the wake-up channel: poll,
@@ -95,6 +97,14 @@ func (l *loop) subscribed(r subResult, now time.Time) {
 func (l *loop) onWakeupsClosed(now time.Time) {
 	l.wake = nil
 	l.subCancel()
+	// The hand-offs ended with the subscription: hold what the store
+	// handed over before it closed their channel.
+	if ch := l.handoffCh; ch != nil {
+		l.handoffCh = nil
+		for recs := range ch {
+			l.onHandoff(recs, now)
+		}
+	}
 	if l.wakeCtx.Err() != nil || l.draining {
 		return
 	}

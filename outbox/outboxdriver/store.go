@@ -92,6 +92,8 @@ type Capabilities struct {
 	// TenantFairness: Acquire honours Fairness FairnessTenant and the
 	// per-tenant caps of AcquireRequest.
 	TenantFairness bool
+	// Handoff: the store implements Handoffer and was configured to use it.
+	Handoff bool
 }
 
 // Ordering is the order in which the dispatcher publishes rows.

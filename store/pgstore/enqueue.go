@@ -30,7 +30,12 @@ func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, msgs ...reliar.Outgoing)
 	if tx == nil {
 		return nil, errors.New("pgstore: Enqueue needs a transaction, got nil")
 	}
-	args, ids, err := s.enqueueArgs(ctx, msgs)
+	if sub := s.ho.active(); sub != nil {
+		if ids, ok, err := s.enqueueLeased(ctx, tx, sub, msgs); ok {
+			return ids, err
+		}
+	}
+	args, ids, _, err := s.enqueueArgs(ctx, msgs, false)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -49,7 +54,7 @@ func (s *Store) EnqueueSQL(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgo
 	if tx == nil {
 		return nil, errors.New("pgstore: EnqueueSQL needs a transaction, got nil")
 	}
-	args, ids, err := s.enqueueArgs(ctx, msgs)
+	args, ids, _, err := s.enqueueArgs(ctx, msgs, false)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -88,9 +93,15 @@ func (t pgxOnlyText) TextValue() (pgtype.Text, error) {
 func (t pgxOnlyText) Value() (driver.Value, error) { return nil, ErrNotPgxDriver }
 
 // enqueueArgs encodes msgs into the enqueue statement's parallel arrays,
-// leaving the first argument, the channel, to the caller. It fails before anything is written when one message cannot be encoded.
-func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any, []reliar.MessageID, error) {
+// leaving the first argument, the channel, to the caller, and with keep
+// the encoded rows too. It fails before anything is written when one
+// message cannot be encoded.
+func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing, keep bool) ([]any, []reliar.MessageID, []outboxdriver.Row, error) {
 	n := len(msgs)
+	var rows []outboxdriver.Row
+	if keep {
+		rows = make([]outboxdriver.Row, n)
+	}
 	var (
 		ids          = make([]reliar.MessageID, n)
 		idArg        = make([][16]byte, n)
@@ -113,7 +124,10 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 	for i, m := range msgs {
 		r, err := outboxdriver.NewRow(ctx, m, s.cfg.serializer, s.cfg.maxPayloadBytes)
 		if err != nil {
-			return nil, nil, fmt.Errorf("pgstore: enqueue message %d of %d: %w", i+1, n, err)
+			return nil, nil, nil, fmt.Errorf("pgstore: enqueue message %d of %d: %w", i+1, n, err)
+		}
+		if keep {
+			rows[i] = r
 		}
 		ids[i] = r.ID
 		idArg[i] = r.ID
@@ -144,7 +158,7 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing) ([]any,
 		contentTypes, payloads, compactArray(tenants, textValue), compactArray(expires, timeValue),
 		compactArray(keys, textValue), compactArray(metadata, docValue), compactArray(headers, docValue),
 		compactArray(metaVersions, int4Value), compactArray(available, timeValue)}
-	return args, ids, nil
+	return args, ids, rows, nil
 }
 
 // enqueueErr maps a failed insert: a primary key violation becomes a

@@ -52,7 +52,7 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])`)
 		for i := range msgs {
 			msgs[i] = reliar.NewMsg(orderPlaced{OrderID: "o-1"})
 		}
-		args, _, err := s.enqueueArgs(ctx, msgs)
+		args, _, _, err := s.enqueueArgs(ctx, msgs, false)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -67,7 +67,13 @@ func (h *wakeHub) subscribe(ctx context.Context, s *Store) (<-chan struct{}, err
 		h.stop, h.done = stop, done
 		go func() {
 			defer close(done)
-			s.runListener(lctx, conn, h.broadcast)
+			s.runListener(lctx, conn, func(payload string) {
+				// A notification naming an enqueue of the zero-claim path
+				// hands its rows over; no claim would find them.
+				if !s.ho.take(payload) {
+					h.broadcast()
+				}
+			})
 		}()
 	}
 	if h.subs == nil {
@@ -123,12 +129,12 @@ func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// runListener calls wake for every notification and after every
-// reconnection until ctx ends.
-func (s *Store) runListener(ctx context.Context, conn *pgx.Conn, wake func()) {
+// runListener calls note with the payload of every notification, and with
+// "" after every reconnection, until ctx ends.
+func (s *Store) runListener(ctx context.Context, conn *pgx.Conn, note func(payload string)) {
 	backoff := listenBackoffMin
 	for {
-		err := forward(ctx, conn, wake)
+		err := forward(ctx, conn, note)
 		closeConn(conn)
 		if ctx.Err() != nil {
 			return
@@ -150,18 +156,19 @@ func (s *Store) runListener(ctx context.Context, conn *pgx.Conn, wake func()) {
 			}
 		}
 		backoff = listenBackoffMin
-		wake()
+		note("")
 	}
 }
 
-// forward calls wake for each notification until the connection fails or
-// ctx ends.
-func forward(ctx context.Context, conn *pgx.Conn, wake func()) error {
+// forward calls note with each notification's payload until the
+// connection fails or ctx ends.
+func forward(ctx context.Context, conn *pgx.Conn, note func(payload string)) error {
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			return err
 		}
-		wake()
+		note(n.Payload)
 	}
 }
 

@@ -31,6 +31,9 @@ type config struct {
 	asyncCommit bool
 	// deleteOnComplete deletes published rows instead of marking them.
 	deleteOnComplete bool
+	// noHandoff turns off leasing rows at enqueue to a dispatcher of this
+	// process (handoff.go).
+	noHandoff bool
 }
 
 func defaultConfig() config {
@@ -184,6 +187,29 @@ func WithAsyncCommit() Option {
 func WithDeleteOnComplete() Option {
 	return func(c *config) error {
 		c.deleteOnComplete = true
+		return nil
+	}
+}
+
+// WithoutHandoff turns off the zero-claim path, which is on by default
+// whenever notifications are (outboxdriver.Handoffer): while a dispatcher of
+// this process runs on the store, Enqueue inserts each eligible row already
+// leased to it, its lease computed from the database's clock at the
+// statement, and the store hands the rows over once the notification naming
+// the enqueue proves its commit. Neither a claim statement nor its WAL flush
+// then sits between the producer's commit and the publish (BENCHMARKS.md,
+// "The zero-claim path"). Eligible: no ordering key, no AvailableAt, no
+// ExpiresAt, and no tenant when the dispatcher caps tenants; a dispatcher
+// with tenant fairness takes no hand-offs. A hand-off that finds less than
+// the dispatcher's PublishTimeout of lease left is dropped, and a row never
+// handed over (its transaction rolled back, its notification lost while the
+// listener reconnected, the process gone) is claimed again once its lease
+// lapses, counted as a lapsed claim. Rows waiting for their hand-off count
+// toward the dispatcher's MaxInFlight. Only Enqueue leases at enqueue, not
+// EnqueueSQL; stores without a dispatcher in their process never do.
+func WithoutHandoff() Option {
+	return func(c *config) error {
+		c.noHandoff = true
 		return nil
 	}
 }

@@ -79,7 +79,8 @@ func columnList(prefix string) string {
 
 // statements are the store's SQL, rendered once for its schema.
 type statements struct {
-	enqueue, claimUnordered, claimPerKey, poison   string
+	enqueue, enqueueLeased                         string
+	claimUnordered, claimPerKey, poison            string
 	claimFair, fairCursor, tenantStats             string
 	complete, fail, release, extend                string
 	purgePublished, purgeDead, purgeExpired, stats string
@@ -120,6 +121,37 @@ const enqueueSQL = `WITH ins AS (
     ORDER BY u.ord
 )
 SELECT pg_notify(c.ch, '') FROM (VALUES ($1::text)) AS c(ch) WHERE c.ch <> ''`
+
+// The enqueue of the zero-claim path (WithHandoff): the enqueue statement's
+// rows, each already leased to the local dispatcher ($18 worker, $19 lease
+// in microseconds from the database's clock at the statement, not the
+// transaction's start, $20 the rows' lease tokens), and one notification
+// whose payload, $21, names the enqueue: its delivery after the commit is
+// the proof the hand-off waits for. It returns each row's sequence and
+// creation time, which the handed-over envelope carries.
+const enqueueLeasedSQL = `WITH ins AS (
+    INSERT INTO {{table}} (id, message_type, message_version, correlation_id,
+        conversation_id, causation_id, request_id, content_type, payload,
+        tenant_id, expires_at, ordering_key, metadata, headers, metadata_version,
+        available_at, locked_by, locked_until, lease_token, claim_count, last_claimed_at)
+    SELECT u.id, u.message_type, u.message_version, u.correlation_id,
+        u.conversation_id, u.causation_id, u.request_id, u.content_type, u.payload,
+        u.tenant_id, u.expires_at, u.ordering_key, u.metadata, u.headers,
+        u.metadata_version, coalesce(u.available_at, now()), $18::text,
+        clock_timestamp() + $19::int8 * interval '1 microsecond', u.token, 1, clock_timestamp()
+    FROM unnest($2::uuid[], $3::text[], $4::int4[], $5::text[], $6::uuid[],
+        $7::uuid[], $8::uuid[], $9::text[], $10::bytea[], $11::text[],
+        $12::timestamptz[], $13::text[], $14::jsonb[], $15::jsonb[], $16::int4[],
+        $17::timestamptz[], $20::uuid[]) WITH ORDINALITY
+        AS u(id, message_type, message_version, correlation_id, conversation_id,
+        causation_id, request_id, content_type, payload, tenant_id, expires_at,
+        ordering_key, metadata, headers, metadata_version, available_at, token, ord)
+    ORDER BY u.ord
+    RETURNING id, sequence, created_at
+), proof AS MATERIALIZED (
+    SELECT pg_notify($1::text, $21::text)
+)
+SELECT i.id, i.sequence, i.created_at FROM ins i CROSS JOIN proof`
 
 // The claim: a CTE that locks due rows with SKIP LOCKED feeding an UPDATE
 // that leases them (or, past MaxClaims, kills them) and returns them. Only a
@@ -316,6 +348,7 @@ func newStatements(n names, cfg config) statements {
 	}
 	return statements{
 		enqueue:        n.render(enqueueSQL),
+		enqueueLeased:  n.render(enqueueLeasedSQL),
 		claimUnordered: n.render(strings.Replace(claim, "%PERKEY%", "", 1)),
 		claimPerKey:    n.render(strings.Replace(claim, "%PERKEY%", perKeySQL, 1)),
 		claimFair:      n.render(strings.Replace(cols.Replace(fairClaimSQL), "FROM due\n", "FROM due CROSS JOIN fair\n", 1)),

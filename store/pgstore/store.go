@@ -22,12 +22,16 @@ type Store struct {
 	log  *slog.Logger
 	// wake is the one notification listener every Wakeups call shares.
 	wake wakeHub
+	// ho holds the hand-off subscription and the enqueues waiting for
+	// their commit's proof (handoff.go).
+	ho handoffs
 }
 
 var (
 	_ outboxdriver.Store             = (*Store)(nil)
 	_ outboxdriver.Notifier          = (*Store)(nil)
 	_ outboxdriver.MaintenanceLocker = (*Store)(nil)
+	_ outboxdriver.Handoffer         = (*Store)(nil)
 )
 
 // querier is what pools, connections and transactions have in common.
@@ -91,10 +95,11 @@ func (s *Store) Schema() string { return s.n.schema }
 // Channel returns the LISTEN/NOTIFY channel of the store's table.
 func (s *Store) Channel() string { return s.n.channel }
 
-// Capabilities reports per-key ordering, notifications (unless WithoutNotify)
-// and the maintenance lock.
+// Capabilities reports per-key ordering, notifications (unless WithoutNotify),
+// the maintenance lock, tenant fairness and hand-offs (unless WithoutHandoff
+// or WithoutNotify).
 func (s *Store) Capabilities() outboxdriver.Capabilities {
-	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true, TenantFairness: true}
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true, TenantFairness: true, Handoff: s.handoffOn()}
 }
 
 // txKind tells the store's own transactions apart: only claims and outcome

@@ -104,6 +104,14 @@ func WithoutNotify() Variant {
 	return Variant{Name: "reliar without notify", StoreOptions: []pgstore.Option{pgstore.WithoutNotify()}}
 }
 
+// WithoutHandoff is Reliar at default settings on a store opened with
+// pgstore.WithoutHandoff: every row is claimed, none is leased at enqueue
+// and handed over on its commit's notification (the zero-claim path, on by
+// default).
+func WithoutHandoff() Variant {
+	return Variant{Name: "reliar without handoff", StoreOptions: []pgstore.Option{pgstore.WithoutHandoff()}}
+}
+
 // Fillfactor is Reliar at default settings on a table whose pages are
 // filled to percent at insert (schema v3 fills them to half): what the
 // half-filled pages cost the enqueue and give the dispatch.
@@ -125,7 +133,7 @@ func WithoutTenantIndex() Variant {
 // store options, the table's fill factor, the MaxInFlight experiments and
 // two dispatchers.
 func Options() []Variant {
-	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100), WithoutTenantIndex(),
+	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100), WithoutTenantIndex(), WithoutHandoff(),
 		InFlight(1024), InFlight(1536), InFlight(2048), TwoDispatchers()}
 }
 

@@ -7,9 +7,11 @@
 // It commits -before messages, prints "paused" and waits for a line on
 // stdin; the scenario cuts the store's connections meanwhile (a proxy in
 // front of -store-url goes down), so the dispatcher hears no notification
-// and writes nothing more. It then commits -after messages and kills
-// itself with SIGKILL as soon as the last commit returns: between the
-// commit and any hand-off to its dispatcher. Every committed id is appended
+// and writes nothing more. It then commits -after messages, which the store
+// leases at enqueue to its dispatcher while it has room (the zero-claim
+// path), and kills itself with SIGKILL as soon as the last commit returns:
+// between the commit and its hand-off, which the cut listener would never
+// have proven anyway. Every committed id is appended
 // to -acked-file as the commit returns, and the dispatcher's events go to
 // -events-file, one JSON line each, flushed as written.
 package main
@@ -60,6 +62,7 @@ func run() error {
 		before   = flag.Int("before", 100, "messages committed before the pause")
 		after    = flag.Int("after", 20, "messages committed after the pause, before the kill")
 		lease    = flag.Duration("lease", 3*time.Second, "the dispatcher's lease")
+		inFlight = flag.Int("max-in-flight", 20, "the dispatcher's MaxInFlight")
 	)
 	flag.Parse()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -109,7 +112,7 @@ func run() error {
 	})
 	settings := outbox.DefaultSettings()
 	settings.WorkerID = "embedded-" + *schema
-	settings.BatchSize, settings.MaxInFlight = 20, 20
+	settings.BatchSize, settings.MaxInFlight = 20, *inFlight
 	settings.Lease, settings.PublishTimeout, settings.StoreTimeout = *lease, time.Second, 500*time.Millisecond
 	settings.PollInterval, settings.IdlePollInterval = 50*time.Millisecond, 200*time.Millisecond
 	d, err := outbox.New(store, pub, settings, outbox.WithEvents(sink), outbox.WithLogger(log))

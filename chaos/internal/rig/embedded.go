@@ -29,7 +29,13 @@ type EmbeddedArgs struct {
 	Before, After int
 	// Lease is its dispatcher's lease; defaults to 3s.
 	Lease time.Duration
+	// MaxInFlight is its dispatcher's; defaults to 20.
+	MaxInFlight int
 }
+
+// WorkerPrefix begins the dispatcher's worker id, in locked_by (the
+// dispatcher adds a suffix of its own).
+func (e *Embedded) WorkerPrefix(r *Run) string { return "embedded-" + r.Name }
 
 // Embedded is a running producer that embeds the dispatcher: a relay for
 // the checker (its dispatcher's events count) whose end is a SIGKILL it
@@ -47,6 +53,9 @@ func (r *Run) StartEmbedded(ctx context.Context, name string, a EmbeddedArgs) *E
 	r.t.Helper()
 	if a.Lease == 0 {
 		a.Lease = 3 * time.Second
+	}
+	if a.MaxInFlight == 0 {
+		a.MaxInFlight = 20
 	}
 	if a.Broker == "" {
 		a.Broker = NATSURL
@@ -69,7 +78,8 @@ func (r *Run) StartEmbedded(ctx context.Context, name string, a EmbeddedArgs) *E
 		"--store-url", withAppName(a.StoreURL, p.Args.AppName),
 		"--schema", r.Name, "--broker", a.Broker, "--subject-prefix", r.Name,
 		"--events-file", p.events, "--acked-file", e.acked,
-		"--before", strconv.Itoa(a.Before), "--after", strconv.Itoa(a.After), "--lease", a.Lease.String())
+		"--before", strconv.Itoa(a.Before), "--after", strconv.Itoa(a.After), "--lease", a.Lease.String(),
+		"--max-in-flight", strconv.Itoa(a.MaxInFlight))
 	p.cmd.Stderr = errFile
 	if e.stdin, err = p.cmd.StdinPipe(); err != nil {
 		r.t.Fatalf("embedded %s: %v", name, err)
