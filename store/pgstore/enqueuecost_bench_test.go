@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // BenchmarkEnqueueCosts splits what one Enqueue transaction costs into its
@@ -23,7 +24,10 @@ import (
 //   - no-tenant-index: Store.Enqueue into a table without schema v5's tenant
 //     index, which every pending row enters;
 //   - fillfactor-100: Store.Enqueue into a table whose pages are filled
-//     whole, not to half (schema v3).
+//     whole, not to half (schema v3);
+//   - leased: Store.Enqueue on the zero-claim path, as when a dispatcher
+//     runs in the process: the rows leased at enqueue, their sequences
+//     returned.
 //
 // encode-ns/msg is the client's share of the enqueue variant (building the
 // rows and arrays, no database). Run with -bench 'EnqueueCosts/perTx=100'
@@ -45,6 +49,13 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])`)
 	}
 	fullPages := newStore(b)
 	if _, err := sharedPool.Exec(ctx, fullPages.n.render(`ALTER TABLE {{table}} SET (fillfactor = 100)`)); err != nil {
+		b.Fatal(err)
+	}
+	leasing := newStore(b)
+	if _, err := leasing.Handoff(ctx, outboxdriver.HandoffRequest{
+		Worker: "bench", Lease: time.Hour, MinLeft: time.Second,
+		Reserve: func(int) bool { return true }, Unreserve: func(int) {},
+	}); err != nil {
 		b.Fatal(err)
 	}
 	msgs := make([]reliar.Outgoing, perTx)
@@ -84,7 +95,7 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])`)
 		}
 		return time.Since(start)
 	}
-	var enqueue, encode, noNotify, withDoc, three, noIdx, full time.Duration
+	var enqueue, encode, noNotify, withDoc, three, noIdx, full, leased time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
@@ -116,6 +127,7 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])`)
 
 		noIdx += enqueueInto(noTenantIdx)
 		full += enqueueInto(fullPages)
+		leased += enqueueInto(leasing)
 	}
 	n := float64(b.N * perTx)
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / n }
@@ -126,4 +138,5 @@ SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])`)
 	b.ReportMetric(per(three), "3-columns-ns/msg")
 	b.ReportMetric(per(noIdx), "no-tenant-index-ns/msg")
 	b.ReportMetric(per(full), "fillfactor-100-ns/msg")
+	b.ReportMetric(per(leased), "leased-ns/msg")
 }

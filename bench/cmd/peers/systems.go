@@ -99,7 +99,7 @@ func systems(c config) lineup {
 		named.drain = append(named.drain, oneConn...)
 		named.latency = append(named.latency, oneConn...)
 		named.enqueueTx = append(named.enqueueTx, oneConn...)
-		named.burst = append([]harness.System{reliarrun.Defaults().System(), riverrun.Tuned().System()}, oneConn...)
+		named.burst = append([]harness.System{reliarrun.Defaults().System(), reliarrun.WithoutHandoff().System(), riverrun.Tuned().System()}, oneConn...)
 	}
 	pick := func(scenario string, all, extra []harness.System) []harness.System {
 		if !c.scenarios[scenario] {
