@@ -3,7 +3,10 @@ package outboxdriver
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
+
+	"github.com/reliar/reliar"
 )
 
 // ErrHandoffTaken is the error of a Handoff call while another dispatcher
@@ -58,4 +61,188 @@ type HandoffRequest struct {
 	// Unreserve gives back the room of n reserved rows that will not be
 	// handed over (the enqueue failed, the proof came too late or never).
 	Unreserve func(n int)
+}
+
+// HandoffBook is the bookkeeping of a Handoffer store: its one
+// subscription, the enqueues waiting for the proof of their commit, and the
+// rules for handing them over. A store embeds one; the zero value is ready.
+// It is safe for concurrent use.
+type HandoffBook struct {
+	mu      sync.Mutex
+	sub     *HandoffSub
+	pending map[string]*pendingHandoff
+	swept   time.Time
+}
+
+// HandoffSub is one dispatcher's subscription, as an enqueue sees it.
+type HandoffSub struct {
+	ctx context.Context
+	req HandoffRequest
+	out chan []Record
+}
+
+// Request returns the subscription's request.
+func (s *HandoffSub) Request() HandoffRequest { return s.req }
+
+// pendingHandoff is an enqueue whose commit is not proven yet.
+type pendingHandoff struct {
+	sub  *HandoffSub
+	recs []Record
+	// sent is when the enqueue's statement was sent (this process's
+	// monotonic clock): the lease started after it, so sent+Lease bounds
+	// the lease's end from below whatever the database's clock says.
+	sent time.Time
+}
+
+// Subscribe implements Handoffer.Handoff for the store: it validates req,
+// refuses a second subscription with ErrHandoffTaken, and closes the
+// channel once ctx is done.
+func (b *HandoffBook) Subscribe(ctx context.Context, req HandoffRequest) (<-chan []Record, error) {
+	if req.Worker == "" || req.Lease <= 0 || req.Reserve == nil || req.Unreserve == nil {
+		return nil, errors.New("outboxdriver: a hand-off request needs a worker, a lease, Reserve and Unreserve")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Every batch holds one reserved row at least, and reservations stay
+	// within MaxRows: the channel never fills.
+	sub := &HandoffSub{ctx: ctx, req: req, out: make(chan []Record, max(req.MaxRows, 1))}
+	b.mu.Lock()
+	if b.sub != nil && b.sub.ctx.Err() != nil {
+		b.sub = nil // ended, its clean-up not run yet
+	}
+	if b.sub != nil {
+		b.mu.Unlock()
+		return nil, ErrHandoffTaken
+	}
+	b.sub = sub
+	b.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.sub == sub {
+			b.sub = nil
+		}
+		for proof, p := range b.pending {
+			if p.sub == sub {
+				delete(b.pending, proof)
+			}
+		}
+		close(sub.out)
+	})
+	return sub.out, nil
+}
+
+// Begin starts an enqueue on the zero-claim path: it returns the
+// subscription with room reserved for every message, or nil when there is
+// no subscription, a message does not qualify (an ordering key, an
+// AvailableAt, an ExpiresAt, or a tenant the request does not allow) or the
+// dispatcher has no room. After a non-nil Begin the store calls Wait with
+// the leased rows, or Unreserve(len(msgs)) when the enqueue failed.
+func (b *HandoffBook) Begin(msgs []reliar.Outgoing) *HandoffSub {
+	b.mu.Lock()
+	sub := b.sub
+	b.mu.Unlock()
+	if sub == nil || len(msgs) == 0 {
+		return nil
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.OrderingKey != "" || !m.AvailableAt.IsZero() || m.Metadata.Delivery.ExpiresAt != nil ||
+			(!sub.req.Tenants && m.Metadata.TenantID != "") {
+			return nil
+		}
+	}
+	if !sub.req.Reserve(len(msgs)) {
+		return nil
+	}
+	return sub
+}
+
+// Wait registers an enqueue of reserved rows, leased to sub, whose commit
+// the notification or read naming proof will prove; recs are the rows to
+// hand over (fewer than reserved when some could not be decoded: their
+// room is given back). sent is when the enqueue's statement was sent.
+func (b *HandoffBook) Wait(sub *HandoffSub, proof string, recs []Record, reserved int, sent time.Time) {
+	if extra := reserved - len(recs); extra > 0 {
+		sub.req.Unreserve(extra)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.sub != sub || len(recs) == 0 {
+		if len(recs) > 0 {
+			sub.req.Unreserve(len(recs))
+		}
+		return
+	}
+	if b.pending == nil {
+		b.pending = make(map[string]*pendingHandoff)
+	}
+	b.pending[proof] = &pendingHandoff{sub: sub, recs: recs, sent: sent}
+	b.sweepLocked(sent)
+}
+
+// sweepLocked drops, at most once a second, the enqueues waiting longer
+// than a lease: rolled back, or their proof lost.
+func (b *HandoffBook) sweepLocked(now time.Time) {
+	if now.Sub(b.swept) < time.Second {
+		return
+	}
+	b.swept = now
+	for proof, p := range b.pending {
+		if now.Sub(p.sent) > p.sub.req.Lease {
+			delete(b.pending, proof)
+			p.sub.req.Unreserve(len(p.recs))
+		}
+	}
+}
+
+// Waiting returns the proofs of the enqueues waiting for one, for a store
+// that proves commits by reading.
+func (b *HandoffBook) Waiting() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.pending))
+	for proof := range b.pending {
+		out = append(out, proof)
+	}
+	return out
+}
+
+// Take hands over the rows of the enqueue proof names, its commit now
+// proven. A hand-off that finds less than MinLeft of the lease left (from
+// when the statement was sent) is dropped: the rows come back when the
+// lease lapses. It reports false when proof names no waiting enqueue.
+func (b *HandoffBook) Take(proof string) bool {
+	if proof == "" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.pending[proof]
+	if p == nil {
+		return false
+	}
+	delete(b.pending, proof)
+	req := p.sub.req
+	switch {
+	case b.sub != p.sub:
+		// The subscription ended: its channel is closed.
+	case time.Since(p.sent) > req.Lease-req.MinLeft:
+		req.Unreserve(len(p.recs))
+	default:
+		select {
+		case p.sub.out <- p.recs:
+		default:
+			req.Unreserve(len(p.recs))
+		}
+	}
+	return true
+}
+
+// Active reports whether a dispatcher subscribed.
+func (b *HandoffBook) Active() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sub != nil && b.sub.ctx.Err() == nil
 }

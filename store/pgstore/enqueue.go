@@ -30,10 +30,8 @@ func (s *Store) Enqueue(ctx context.Context, tx pgx.Tx, msgs ...reliar.Outgoing)
 	if tx == nil {
 		return nil, errors.New("pgstore: Enqueue needs a transaction, got nil")
 	}
-	if sub := s.ho.active(); sub != nil {
-		if ids, ok, err := s.enqueueLeased(ctx, tx, sub, msgs); ok {
-			return ids, err
-		}
+	if ids, ok, err := s.enqueueLeased(ctx, tx, msgs); ok {
+		return ids, err
 	}
 	args, ids, _, err := s.enqueueArgs(ctx, msgs, false)
 	if err != nil || len(ids) == 0 {

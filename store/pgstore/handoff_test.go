@@ -67,7 +67,7 @@ func runDispatcher(t *testing.T, st outboxdriver.Store, pub reliar.Publisher, tu
 	}
 }
 
-func (s *Store) handoffActive() bool { return s.ho.active() != nil }
+func (s *Store) handoffActive() bool { return s.ho.Active() }
 
 func commitOne(t *testing.T, s *Store, m reliar.Outgoing) {
 	t.Helper()

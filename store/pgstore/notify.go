@@ -70,7 +70,7 @@ func (h *wakeHub) subscribe(ctx context.Context, s *Store) (<-chan struct{}, err
 			s.runListener(lctx, conn, func(payload string) {
 				// A notification naming an enqueue of the zero-claim path
 				// hands its rows over; no claim would find them.
-				if !s.ho.take(payload) {
+				if !s.ho.Take(payload) {
 					h.broadcast()
 				}
 			})

@@ -24,7 +24,7 @@ type Store struct {
 	wake wakeHub
 	// ho holds the hand-off subscription and the enqueues waiting for
 	// their commit's proof (handoff.go).
-	ho handoffs
+	ho outboxdriver.HandoffBook
 }
 
 var (
