@@ -92,14 +92,6 @@ type pendingHandoff struct {
 	// monotonic clock): the lease started after it, so sent+Lease bounds
 	// the lease's end from below whatever the database's clock says.
 	sent time.Time
-	hint int64
-}
-
-// WaitingEnqueue is an enqueue waiting for the proof of its commit.
-type WaitingEnqueue struct {
-	Proof string
-	// Hint is the store's note given to Wait.
-	Hint int64
 }
 
 // Subscribe implements Handoffer.Handoff for the store: it validates req,
@@ -170,10 +162,8 @@ func (b *HandoffBook) Begin(msgs []reliar.Outgoing) *HandoffSub {
 // Wait registers an enqueue of reserved rows, leased to sub, whose commit
 // the notification or read naming proof will prove; recs are the rows to
 // hand over (fewer than reserved when some could not be decoded: their
-// room is given back). sent is when the enqueue's statement was sent; hint
-// is the store's own note, returned by Waiting (sqlitestore: the sequence
-// of a row it reads to prove the commit).
-func (b *HandoffBook) Wait(sub *HandoffSub, proof string, hint int64, recs []Record, reserved int, sent time.Time) {
+// room is given back). sent is when the enqueue's statement was sent.
+func (b *HandoffBook) Wait(sub *HandoffSub, proof string, recs []Record, reserved int, sent time.Time) {
 	if extra := reserved - len(recs); extra > 0 {
 		sub.req.Unreserve(extra)
 	}
@@ -188,7 +178,7 @@ func (b *HandoffBook) Wait(sub *HandoffSub, proof string, hint int64, recs []Rec
 	if b.pending == nil {
 		b.pending = make(map[string]*pendingHandoff)
 	}
-	b.pending[proof] = &pendingHandoff{sub: sub, recs: recs, sent: sent, hint: hint}
+	b.pending[proof] = &pendingHandoff{sub: sub, recs: recs, sent: sent}
 	b.sweepLocked(sent)
 }
 
@@ -207,14 +197,14 @@ func (b *HandoffBook) sweepLocked(now time.Time) {
 	}
 }
 
-// Waiting returns the enqueues waiting for a proof, for a store that proves
-// commits by reading.
-func (b *HandoffBook) Waiting() []WaitingEnqueue {
+// Waiting returns the proofs of the enqueues waiting for one, for a store
+// that proves commits by reading.
+func (b *HandoffBook) Waiting() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]WaitingEnqueue, 0, len(b.pending))
-	for proof, p := range b.pending {
-		out = append(out, WaitingEnqueue{Proof: proof, Hint: p.hint})
+	out := make([]string, 0, len(b.pending))
+	for proof := range b.pending {
+		out = append(out, proof)
 	}
 	return out
 }

@@ -84,7 +84,7 @@ func TestHandoffBookRules(t *testing.T) {
 
 	// Proven in time: handed over, the reservation kept for the dispatcher.
 	sub := b.Begin(one)
-	b.Wait(sub, "p1", 0, rec(), 1, time.Now())
+	b.Wait(sub, "p1", rec(), 1, time.Now())
 	if !b.Take("p1") {
 		t.Fatal("Take of a waiting enqueue reported false")
 	}
@@ -103,7 +103,7 @@ func TestHandoffBookRules(t *testing.T) {
 
 	// Proven too late: less than MinLeft of the lease left.
 	sub = b.Begin(one)
-	b.Wait(sub, "p2", 0, rec(), 1, time.Now().Add(-55*time.Second))
+	b.Wait(sub, "p2", rec(), 1, time.Now().Add(-55*time.Second))
 	if !b.Take("p2") {
 		t.Fatal("Take of a late enqueue reported false")
 	}
@@ -123,11 +123,11 @@ func TestHandoffBookRules(t *testing.T) {
 
 	// Fewer records than reserved rows: the difference is given back.
 	sub = b.Begin([]reliar.Outgoing{reliar.NewMsg(rowTestMsg{}), reliar.NewMsg(rowTestMsg{})})
-	b.Wait(sub, "p3", 7, rec(), 2, time.Now())
+	b.Wait(sub, "p3", rec(), 2, time.Now())
 	if reserved.Load() != 1 {
 		t.Fatalf("reserved %d, want 1", reserved.Load())
 	}
-	if got := b.Waiting(); len(got) != 1 || got[0] != (WaitingEnqueue{Proof: "p3", Hint: 7}) {
+	if got := b.Waiting(); len(got) != 1 || got[0] != "p3" {
 		t.Fatalf("Waiting = %v", got)
 	}
 

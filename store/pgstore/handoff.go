@@ -61,7 +61,7 @@ func (s *Store) enqueueLeased(ctx context.Context, tx pgx.Tx, msgs []reliar.Outg
 		req.Unreserve(n)
 		return nil, true, err
 	}
-	s.ho.Wait(sub, proof, 0, recs, n, sent)
+	s.ho.Wait(sub, proof, recs, n, sent)
 	return ids, true, nil
 }
 

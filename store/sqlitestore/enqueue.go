@@ -58,9 +58,6 @@ func (s *Store) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing
 	if err != nil {
 		return nil, duplicateOr(ctx, tx, failed, err)
 	}
-	if err := s.leaseAtEnqueue(ctx, tx, msgs, rows, now); err != nil {
-		return nil, err
-	}
 	return ids, nil
 }
 

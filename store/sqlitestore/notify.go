@@ -209,13 +209,6 @@ func (s *Store) watch(ctx context.Context, conn *sql.Conn, st watchState, wake f
 			continue
 		}
 		failing = false
-		if next.version != st.version {
-			// Another connection committed: maybe an enqueue waiting for
-			// its hand-off.
-			if err := s.proveCommits(ctx, conn); err != nil && ctx.Err() == nil {
-				s.cfg.Log.WarnContext(ctx, "sqlitestore: wake-up watcher cannot read the database; retrying", slog.Any("error", err))
-			}
-		}
 		if next.sequence > st.sequence {
 			wake()
 		}

@@ -23,15 +23,9 @@ type Store struct {
 	wakeEvery time.Duration
 	// wake is the one watcher every Wakeups call shares.
 	wake wakeHub
-	// The zero-claim path (handoff.go).
-	noHandoff bool
-	ho        outboxdriver.HandoffBook
 }
 
-var (
-	_ outboxdriver.Store     = (*Store)(nil)
-	_ outboxdriver.Handoffer = (*Store)(nil)
-)
+var _ outboxdriver.Store = (*Store)(nil)
 
 // Option configures a Store. The same options may be given to New and to
 // Migrate (which uses none of them today, so that one option list serves
@@ -44,7 +38,6 @@ type options struct {
 	cfg       outboxsql.Settings
 	now       func() time.Time
 	wakeEvery time.Duration
-	noHandoff bool
 }
 
 // applyOptions returns the defaults with opts applied.
@@ -106,7 +99,7 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, now: o.now, cfg: o.cfg, wakeEvery: o.wakeEvery, noHandoff: o.noHandoff}
+	s := &Store{db: db, now: o.now, cfg: o.cfg, wakeEvery: o.wakeEvery}
 	if err := checkSchema(ctx, db); err != nil {
 		var nm *NotMigratedError
 		if errors.As(err, &nm) {
@@ -121,7 +114,7 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 // store has no maintenance lock (SQLite serialises writers, and a purge pass
 // is bounded and safe to run from several processes).
 func (s *Store) Capabilities() outboxdriver.Capabilities {
-	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true, Handoff: !s.noHandoff}
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true}
 }
 
 // DB returns the handle the store works on.
