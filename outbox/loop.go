@@ -49,35 +49,36 @@ type loop struct {
 	resolved   []*trackedRow                      // rowResolved, waiting for a write
 	toRelease  []*trackedRow                      // rows to release, not yet sent
 
-	acquiring  int  // rows asked by the Acquire in flight; 0 when none
-	woke       bool // a wake-up arrived during the Acquire in flight
-	writing    bool
-	noWrites   bool // an outcome write failed permanently
-	renewing   bool
-	releasing  bool
-	statting   bool
-	nextClaim  time.Time
-	nextWrite  time.Time
-	nextRenew  time.Time
-	nextStats  time.Time
-	breaker    breaker
-	draining   bool
-	pubCutoff  bool
-	drainAt    time.Time // D: the end of the drain
-	pubDueAt   time.Time // publishes still running then are cut off
-	exitErr    error
-	storeCtx   context.Context // WithoutCancel(Run's ctx): store calls outlive cancellation
-	pubCtx     context.Context // cancelled at the publish cut-off
-	cancelPub  context.CancelFunc
-	wg         sync.WaitGroup
-	wake       <-chan struct{}
-	acquireCh  chan acquireResult
-	publishCh  chan publishResult
-	writeCh    chan writeResult
-	renewCh    chan renewResult
-	releaseCh  chan releaseResult
-	statsCh    chan statsResult
-	renewEvery time.Duration
+	acquiring    int  // rows asked by the Acquire in flight; 0 when none
+	woke         bool // a wake-up arrived during the Acquire in flight
+	writing      bool
+	noWrites     bool // an outcome write failed permanently
+	renewing     bool
+	releasing    bool
+	statting     bool
+	nextClaim    time.Time
+	nextWrite    time.Time
+	writeStarted time.Time // when the outcome write in flight started
+	nextRenew    time.Time
+	nextStats    time.Time
+	breaker      breaker
+	draining     bool
+	pubCutoff    bool
+	drainAt      time.Time // D: the end of the drain
+	pubDueAt     time.Time // publishes still running then are cut off
+	exitErr      error
+	storeCtx     context.Context // WithoutCancel(Run's ctx): store calls outlive cancellation
+	pubCtx       context.Context // cancelled at the publish cut-off
+	cancelPub    context.CancelFunc
+	wg           sync.WaitGroup
+	wake         <-chan struct{}
+	acquireCh    chan acquireResult
+	publishCh    chan publishResult
+	writeCh      chan writeResult
+	renewCh      chan renewResult
+	releaseCh    chan releaseResult
+	statsCh      chan statsResult
+	renewEvery   time.Duration
 
 	// Fairness: the tenant the next claim starts after, and, when
 	// MaxInFlightPerTenant caps them, the rows held per tenant.

@@ -50,6 +50,7 @@ func (l *loop) maybeWrite(now time.Time) {
 		return
 	}
 	l.writing = true
+	l.writeStarted = now
 	store, tracer := l.d.store, l.d.tracer
 	budget := l.budget()
 	calls := 0
@@ -108,9 +109,19 @@ func (l *loop) written(r writeResult, now time.Time) {
 	failed := false
 	l.settle(EventCompleted, r.completed, r.completeErr, r.completedN, now, &failed)
 	l.settle(EventFailed, r.failed, r.failErr, r.failedN, now, &failed)
-	if failed {
+	switch {
+	case failed:
 		l.nextWrite = now.Add(l.writePace)
-	} else {
+	case !l.draining && len(r.completed)+len(r.failed) < max(l.s.BatchSize/16, 2) && len(l.rows) <= l.s.MaxInFlight/4:
+		// A write of a few rows, as when messages trickle in: every
+		// outcome write is a commit, which on SQLite holds the one write
+		// lock the producers need while it waits for the disk. Waiting
+		// nine times as long as it took before the next keeps such writes
+		// to a tenth of the time and lets more outcomes share the next.
+		// Writes of many rows, or while many rows are held (a backlog
+		// draining), go back to back.
+		l.nextWrite = now.Add(min(9*now.Sub(l.writeStarted), l.writePace))
+	default:
 		l.nextWrite = time.Time{}
 	}
 }
