@@ -95,8 +95,16 @@
 // short one and after IdlePollInterval after an empty one, and a store
 // wake-up ends any wait. Publishes run concurrently, at most MaxInFlight
 // rows at once, each bounded by PublishTimeout; a panic in a publisher is a
-// permanent failure of that row. Outcomes are written in batches, at once
-// when fresh and paced after a failure. Leases are renewed every Lease/2.
+// permanent failure of that row. Outcomes are written in batches, one write
+// at a time: at once while a backlog drains; after a write of a few rows
+// (fewer than BatchSize/16) while at most a quarter of MaxInFlight is held,
+// the next waits nine times as long as that write took (at most
+// min(PollInterval, Lease/4)), since every write is a commit and on SQLite
+// holds the write lock producers need; paced after a failure. Rows a store
+// leased at enqueue and handed over once their commit was proven (the
+// zero-claim path, outboxdriver.Handoffer; pgstore's by default) are held
+// like claimed rows and count toward MaxInFlight from the enqueue on.
+// Leases are renewed every Lease/2.
 // Every store call is bounded by StoreTimeout; a transient store error is
 // logged and retried, a permanent one ends Run after a best-effort drain.
 // The wake-up subscription is a store call like the others: bounded, and
