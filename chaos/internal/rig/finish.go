@@ -179,40 +179,35 @@ func (r *Run) Events() ([]outbox.Event, error) {
 // PublishedNotCompleted returns the ids a relay reported published and not
 // yet completed (nor failed): the rows a crash now would duplicate.
 func PublishedNotCompleted(evs []outbox.Event) []uuid.UUID {
+	return openIDs(evs, []outbox.EventKind{outbox.EventPublished},
+		[]outbox.EventKind{outbox.EventCompleted, outbox.EventFailed, outbox.EventClaimed, outbox.EventReclaimed})
+}
+
+// HeldNotCompleted returns the ids a relay claimed and has not completed,
+// failed or released yet: the rows it holds, published or not.
+func HeldNotCompleted(evs []outbox.Event) []uuid.UUID {
+	return openIDs(evs, []outbox.EventKind{outbox.EventClaimed, outbox.EventReclaimed},
+		[]outbox.EventKind{outbox.EventCompleted, outbox.EventFailed, outbox.EventReleased, outbox.EventAbandoned})
+}
+
+// openIDs returns the ids whose last event among opens and closes, in
+// order, is one of opens.
+func openIDs(evs []outbox.Event, opens, closes []outbox.EventKind) []uuid.UUID {
 	open := make(map[uuid.UUID]bool)
 	for _, e := range evs {
-		for _, id := range e.IDs {
-			switch e.Kind {
-			case outbox.EventPublished:
+		switch {
+		case slices.Contains(opens, e.Kind):
+			for _, id := range e.IDs {
 				open[id] = true
-			case outbox.EventCompleted, outbox.EventFailed, outbox.EventClaimed, outbox.EventReclaimed:
+			}
+		case slices.Contains(closes, e.Kind):
+			for _, id := range e.IDs {
 				delete(open, id)
 			}
 		}
 	}
 	out := make([]uuid.UUID, 0, len(open))
 	for id := range open {
-		out = append(out, id)
-	}
-	return out
-}
-
-// HeldNotCompleted returns the ids a relay claimed and has not completed,
-// failed or released yet: the rows it holds, published or not.
-func HeldNotCompleted(evs []outbox.Event) []uuid.UUID {
-	held := make(map[uuid.UUID]bool)
-	for _, e := range evs {
-		for _, id := range e.IDs {
-			switch e.Kind {
-			case outbox.EventClaimed, outbox.EventReclaimed:
-				held[id] = true
-			case outbox.EventCompleted, outbox.EventFailed, outbox.EventReleased, outbox.EventAbandoned:
-				delete(held, id)
-			}
-		}
-	}
-	out := make([]uuid.UUID, 0, len(held))
-	for id := range held {
 		out = append(out, id)
 	}
 	return out
