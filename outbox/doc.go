@@ -103,7 +103,8 @@
 // holds the write lock producers need; paced after a failure. Rows a store
 // leased at enqueue and handed over once their commit was proven (the
 // zero-claim path, outboxdriver.Handoffer; pgstore's by default) are held
-// like claimed rows and count toward MaxInFlight from the enqueue on.
+// like claimed rows and count toward MaxInFlight from the enqueue on (for
+// at most outboxdriver.HandoffReserveFor while their commit is unproven).
 // Leases are renewed every Lease/2.
 // Every store call is bounded by StoreTimeout; a transient store error is
 // logged and retried, a permanent one ends Run after a best-effort drain.

@@ -15,8 +15,10 @@ import (
 // dispatcher and hands them over once their commit is proven. The
 // subscription lives as long as the wake-up subscription (the store proves
 // commits with notifications). Rows waiting for their hand-off are reserved
-// against MaxInFlight from the producer's side; once handed over they are
-// held like claimed rows: published, renewed, written, released at the drain.
+// against MaxInFlight from the producer's side (for at most
+// outboxdriver.HandoffReserveFor: a rolled-back transaction never proves
+// its commit); once handed over they are held like claimed rows:
+// published, renewed, written, released at the drain.
 
 // handoffState is what producers' goroutines share with the loop.
 type handoffState struct {
@@ -85,7 +87,9 @@ func (l *loop) subscribeHandoff(ctx context.Context) {
 }
 
 // onHandoff holds rows handed over by the store as if claimed.
-func (l *loop) onHandoff(recs []outboxdriver.Record, now time.Time) {
+func (l *loop) onHandoff(h outboxdriver.HandedOver, now time.Time) {
+	recs := h.Records
+	defer l.ho.unreserve(h.Reserved)
 	if len(recs) == 0 {
 		return
 	}
@@ -110,7 +114,6 @@ func (l *loop) onHandoff(recs []outboxdriver.Record, now time.Time) {
 		row.state = rowQueued
 		l.queue = append(l.queue, row)
 	}
-	l.ho.unreserve(len(recs))
 	l.syncHandoff()
 }
 

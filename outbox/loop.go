@@ -111,7 +111,7 @@ type loop struct {
 
 	// The zero-claim path (handoff.go).
 	ho        handoffState
-	handoffCh <-chan []outboxdriver.Record
+	handoffCh <-chan outboxdriver.HandedOver
 }
 
 func newLoop(d *Dispatcher, worker string) *loop {
@@ -196,12 +196,12 @@ func (l *loop) run(ctx context.Context) error {
 			l.onStats(r)
 		case r := <-l.subCh:
 			l.onSubscribed(r, time.Now())
-		case recs, ok := <-l.handoffCh:
+		case h, ok := <-l.handoffCh:
 			if !ok {
 				l.handoffCh = nil
 				continue
 			}
-			l.onHandoff(recs, time.Now())
+			l.onHandoff(h, time.Now())
 		case _, ok := <-l.wake:
 			if !ok {
 				l.onWakeupsClosed(time.Now())
@@ -270,6 +270,11 @@ func (l *loop) nextDeadline(now time.Time) time.Time {
 	}
 	if l.subscribing() {
 		consider(l.nextSub)
+	}
+	if l.ho.reserved.Load() > 0 {
+		// Reservations of rows leased at enqueue end without a signal
+		// (HandoffReserveFor): look again, the room may be back.
+		consider(now.Add(outboxdriver.HandoffReserveFor))
 	}
 	if g := l.nextGiveUp(); !g.IsZero() {
 		consider(g)

@@ -101,8 +101,8 @@ func (l *loop) onWakeupsClosed(now time.Time) {
 	// handed over before it closed their channel.
 	if ch := l.handoffCh; ch != nil {
 		l.handoffCh = nil
-		for recs := range ch {
-			l.onHandoff(recs, now)
+		for h := range ch {
+			l.onHandoff(h, now)
 		}
 	}
 	if l.wakeCtx.Err() != nil || l.draining {

@@ -32,11 +32,22 @@ type Handoffer interface {
 	// Handoff subscribes a dispatcher to the rows this store leases at
 	// enqueue, for ctx's life. It must not block: the dispatcher calls it
 	// from its loop. Rows arrive on the returned channel, a batch per
-	// enqueue, after their commit. The store closes the channel once ctx is
+	// enqueue, after their commit; the dispatcher gives back the batch's
+	// Reserved room once it holds the rows. The store closes the channel once ctx is
 	// done; rows still waiting for their commit's proof then come back
 	// after their lease. A store serves one subscription at a time and
 	// refuses another with an error.
-	Handoff(ctx context.Context, req HandoffRequest) (<-chan []Record, error)
+	Handoff(ctx context.Context, req HandoffRequest) (<-chan HandedOver, error)
+}
+
+// HandedOver is one enqueue's rows, handed over after their commit.
+type HandedOver struct {
+	Records []Record
+	// Reserved is the room Reserve granted that the batch still holds:
+	// the dispatcher calls Unreserve(Reserved) once it holds the rows, so
+	// that they are counted all along. It is 0 when the reservation had
+	// already ended (a proof later than HandoffReserveFor).
+	Reserved int
 }
 
 // HandoffRequest is a dispatcher's subscription to hand-offs.
@@ -56,12 +67,22 @@ type HandoffRequest struct {
 	MaxRows int
 	// Reserve asks for room for n rows before they are leased at enqueue:
 	// rows leased at enqueue count toward the dispatcher's MaxInFlight from
-	// then on. It is called from producers' goroutines.
+	// then on, until they are handed over or HandoffReserveFor has passed.
+	// It is called from producers' goroutines.
 	Reserve func(n int) bool
-	// Unreserve gives back the room of n reserved rows that will not be
-	// handed over (the enqueue failed, the proof came too late or never).
+	// Unreserve gives the room of n reserved rows back: handed over (the
+	// dispatcher holds them now), or the enqueue failed, or its proof is
+	// late or never comes.
 	Unreserve func(n int)
 }
+
+// HandoffReserveFor is how long an enqueue waiting for the proof of its
+// commit keeps its rows reserved against the dispatcher's MaxInFlight. A
+// transaction rolled back never sends its proof: its reservation must not
+// hold the dispatcher's room for a whole lease. A proof that comes later
+// still hands the rows over (the dispatcher may then hold a few rows over
+// MaxInFlight), if enough lease is left.
+const HandoffReserveFor = 100 * time.Millisecond
 
 // HandoffBook is the bookkeeping of a Handoffer store: its one
 // subscription, the enqueues waiting for the proof of their commit, and the
@@ -71,14 +92,13 @@ type HandoffBook struct {
 	mu      sync.Mutex
 	sub     *HandoffSub
 	pending map[string]*pendingHandoff
-	swept   time.Time
 }
 
 // HandoffSub is one dispatcher's subscription, as an enqueue sees it.
 type HandoffSub struct {
 	ctx context.Context
 	req HandoffRequest
-	out chan []Record
+	out chan HandedOver
 }
 
 // Request returns the subscription's request.
@@ -92,21 +112,27 @@ type pendingHandoff struct {
 	// monotonic clock): the lease started after it, so sent+Lease bounds
 	// the lease's end from below whatever the database's clock says.
 	sent time.Time
+	// reserved: the rows still count toward the dispatcher's MaxInFlight.
+	reserved bool
+	// timer ends the reservation, then forgets the enqueue once no proof
+	// could leave it enough lease.
+	timer *time.Timer
 }
 
 // Subscribe implements Handoffer.Handoff for the store: it validates req,
 // refuses a second subscription with ErrHandoffTaken, and closes the
 // channel once ctx is done.
-func (b *HandoffBook) Subscribe(ctx context.Context, req HandoffRequest) (<-chan []Record, error) {
+func (b *HandoffBook) Subscribe(ctx context.Context, req HandoffRequest) (<-chan HandedOver, error) {
 	if req.Worker == "" || req.Lease <= 0 || req.Reserve == nil || req.Unreserve == nil {
 		return nil, errors.New("outboxdriver: a hand-off request needs a worker, a lease, Reserve and Unreserve")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Every batch holds one reserved row at least, and reservations stay
-	// within MaxRows: the channel never fills.
-	sub := &HandoffSub{ctx: ctx, req: req, out: make(chan []Record, max(req.MaxRows, 1))}
+	// Reserved batches hold one row at least and stay within MaxRows; late
+	// proofs of expired reservations may add some: the channel is large,
+	// and a send that finds it full drops the batch to its lease.
+	sub := &HandoffSub{ctx: ctx, req: req, out: make(chan HandedOver, 2*max(req.MaxRows, 1))}
 	b.mu.Lock()
 	if b.sub != nil && b.sub.ctx.Err() != nil {
 		b.sub = nil // ended, its clean-up not run yet
@@ -125,6 +151,7 @@ func (b *HandoffBook) Subscribe(ctx context.Context, req HandoffRequest) (<-chan
 		}
 		for proof, p := range b.pending {
 			if p.sub == sub {
+				p.timer.Stop()
 				delete(b.pending, proof)
 			}
 		}
@@ -160,9 +187,10 @@ func (b *HandoffBook) Begin(msgs []reliar.Outgoing) *HandoffSub {
 }
 
 // Wait registers an enqueue of reserved rows, leased to sub, whose commit
-// the notification or read naming proof will prove; recs are the rows to
-// hand over (fewer than reserved when some could not be decoded: their
-// room is given back). sent is when the enqueue's statement was sent.
+// the notification naming proof will prove; recs are the rows to hand over
+// (fewer than reserved when some could not be decoded: their room is given
+// back). sent is when the enqueue's statement was sent. The reservation
+// ends at the hand-off, or after HandoffReserveFor.
 func (b *HandoffBook) Wait(sub *HandoffSub, proof string, recs []Record, reserved int, sent time.Time) {
 	if extra := reserved - len(recs); extra > 0 {
 		sub.req.Unreserve(extra)
@@ -178,41 +206,35 @@ func (b *HandoffBook) Wait(sub *HandoffSub, proof string, recs []Record, reserve
 	if b.pending == nil {
 		b.pending = make(map[string]*pendingHandoff)
 	}
-	b.pending[proof] = &pendingHandoff{sub: sub, recs: recs, sent: sent}
-	b.sweepLocked(sent)
+	p := &pendingHandoff{sub: sub, recs: recs, sent: sent, reserved: true}
+	p.timer = time.AfterFunc(HandoffReserveFor, func() { b.expire(proof, p) })
+	b.pending[proof] = p
 }
 
-// sweepLocked drops, at most once a second, the enqueues waiting longer
-// than a lease: rolled back, or their proof lost.
-func (b *HandoffBook) sweepLocked(now time.Time) {
-	if now.Sub(b.swept) < time.Second {
-		return
-	}
-	b.swept = now
-	for proof, p := range b.pending {
-		if now.Sub(p.sent) > p.sub.req.Lease {
-			delete(b.pending, proof)
-			p.sub.req.Unreserve(len(p.recs))
-		}
-	}
-}
-
-// Waiting returns the proofs of the enqueues waiting for one, for a store
-// that proves commits by reading.
-func (b *HandoffBook) Waiting() []string {
+// expire ends an enqueue's reservation, and forgets it once a proof would
+// come too late to hand its rows over.
+func (b *HandoffBook) expire(proof string, p *pendingHandoff) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]string, 0, len(b.pending))
-	for proof := range b.pending {
-		out = append(out, proof)
+	if b.pending[proof] != p {
+		return
 	}
-	return out
+	if p.reserved {
+		p.reserved = false
+		p.sub.req.Unreserve(len(p.recs))
+	}
+	left := time.Until(p.sent.Add(p.sub.req.Lease - p.sub.req.MinLeft))
+	if left <= 0 {
+		delete(b.pending, proof)
+		return
+	}
+	p.timer = time.AfterFunc(left, func() { b.expire(proof, p) })
 }
 
 // Take hands over the rows of the enqueue proof names, its commit now
-// proven. A hand-off that finds less than MinLeft of the lease left (from
-// when the statement was sent) is dropped: the rows come back when the
-// lease lapses. It reports false when proof names no waiting enqueue.
+// proven, with what remains of their reservation. A hand-off that finds less than MinLeft of the lease left (from when
+// the statement was sent) is dropped: the rows come back when the lease
+// lapses. It reports false when proof names no waiting enqueue.
 func (b *HandoffBook) Take(proof string) bool {
 	if proof == "" {
 		return false
@@ -224,17 +246,25 @@ func (b *HandoffBook) Take(proof string) bool {
 		return false
 	}
 	delete(b.pending, proof)
+	p.timer.Stop()
 	req := p.sub.req
-	switch {
-	case b.sub != p.sub:
-		// The subscription ended: its channel is closed.
-	case time.Since(p.sent) > req.Lease-req.MinLeft:
-		req.Unreserve(len(p.recs))
+	h := HandedOver{Records: p.recs}
+	if p.reserved {
+		h.Reserved = len(p.recs)
+	}
+	if b.sub != p.sub || time.Since(p.sent) > req.Lease-req.MinLeft {
+		// The subscription ended (its channel is closed), or too little
+		// lease is left to publish within it.
+		if h.Reserved > 0 && b.sub == p.sub {
+			req.Unreserve(h.Reserved)
+		}
+		return true
+	}
+	select {
+	case p.sub.out <- h:
 	default:
-		select {
-		case p.sub.out <- p.recs:
-		default:
-			req.Unreserve(len(p.recs))
+		if h.Reserved > 0 {
+			req.Unreserve(h.Reserved)
 		}
 	}
 	return true

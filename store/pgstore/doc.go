@@ -164,9 +164,12 @@
 //     with a tenant when the dispatcher caps tenants, are never leased at
 //     enqueue; a dispatcher with tenant fairness takes no hand-offs.
 //   - Rows leased at enqueue count toward the dispatcher's MaxInFlight
-//     from the enqueue on (a dispatcher without room gets none); once
-//     handed over they are renewed, written and released at the drain like
-//     claimed rows.
+//     from the enqueue on (a dispatcher without room gets none) until
+//     they are handed over, or for outboxdriver.HandoffReserveFor (100 ms)
+//     when no proof comes: a rolled-back transaction never sends one, and
+//     must not hold the dispatcher's room for a lease. A proof that comes
+//     later still hands the rows over. Once handed over they are renewed,
+//     written and released at the drain like claimed rows.
 //   - A row never handed over — its transaction rolled back (then it does
 //     not exist), its notification lost while the listener reconnected,
 //     the process killed between the commit and the hand-off, the

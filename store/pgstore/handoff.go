@@ -26,7 +26,7 @@ func (s *Store) handoffOn() bool { return !s.cfg.noHandoff && !s.cfg.noNotify }
 // WithoutNotify, and with outboxdriver.ErrHandoffTaken while another
 // subscription is active. The hand-off needs the notification listener,
 // which a Wakeups subscription runs: the dispatcher holds one.
-func (s *Store) Handoff(ctx context.Context, req outboxdriver.HandoffRequest) (<-chan []outboxdriver.Record, error) {
+func (s *Store) Handoff(ctx context.Context, req outboxdriver.HandoffRequest) (<-chan outboxdriver.HandedOver, error) {
 	if !s.handoffOn() {
 		return nil, errors.New("pgstore: hand-offs are off (WithoutHandoff or WithoutNotify)")
 	}

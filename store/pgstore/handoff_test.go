@@ -376,3 +376,31 @@ func TestHandoffCountsTowardMaxInFlightAndIsReleasedAtShutdown(t *testing.T) {
 		t.Errorf("%d rows still leased after the dispatcher stopped; want them released", n)
 	}
 }
+
+// A rolled-back enqueue never proves its commit: its reservation ends after
+// HandoffReserveFor instead of holding the dispatcher's room for a lease.
+// With MaxInFlight 2 and two rolled-back enqueues, a later commit is still
+// published at once.
+func TestHandoffRolledBackReservationFreesRoom(t *testing.T) {
+	s := newStore(t)
+	pub := newRecorder()
+	runDispatcher(t, s, pub, func(st *outbox.Settings) { st.BatchSize, st.MaxInFlight = 2, 2 })
+	for range 2 {
+		tx, err := sharedPool.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Enqueue(t.Context(), tx, reliar.NewMsg(orderPlaced{OrderID: "rolled-back"})); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Rollback(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	commitOne(t, s, reliar.NewMsg(orderPlaced{OrderID: "kept"}))
+	waitPublished(t, pub, 1)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("published after %v: the rolled-back reservations held the room", took)
+	}
+}

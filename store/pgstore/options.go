@@ -205,7 +205,8 @@ func WithDeleteOnComplete() Option {
 // handed over (its transaction rolled back, its notification lost while the
 // listener reconnected, the process gone) is claimed again once its lease
 // lapses, counted as a lapsed claim. Rows waiting for their hand-off count
-// toward the dispatcher's MaxInFlight. Only Enqueue leases at enqueue, not
+// toward the dispatcher's MaxInFlight (for at most
+// outboxdriver.HandoffReserveFor). Only Enqueue leases at enqueue, not
 // EnqueueSQL; stores without a dispatcher in their process never do.
 func WithoutHandoff() Option {
 	return func(c *config) error {
