@@ -85,8 +85,6 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 		return
 	}
 	b := r.batch
-	l.d.updateHealth(func(h *Health) { h.LastClaim = now })
-	l.d.metrics.Claimed(len(b.Records))
 	for _, p := range b.Poisoned {
 		l.log.Warn("undecodable row moved to dead", "id", p.ID, "sequence", p.Sequence, "error", p.Error)
 	}
@@ -99,36 +97,10 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 	if n := len(b.DeadMaxClaims); n > 0 {
 		l.d.metrics.Dead(DeadMaxClaims, n)
 	}
-	if l.emitted() {
-		var fresh []reliar.MessageID
-		for i := range b.Records {
-			rec := &b.Records[i]
-			if rec.Reclaimed {
-				l.d.events.Event(Event{Kind: EventReclaimed, Worker: l.worker, At: now, IDs: []reliar.MessageID{rec.Envelope.ID}, Count: 1, PrevClaimedAt: rec.PrevClaimedAt})
-			} else {
-				fresh = append(fresh, rec.Envelope.ID)
-			}
-		}
-		l.emit(EventClaimed, fresh, nil)
-	}
 	if l.s.Fairness == FairnessTenant {
 		interleaveTenants(b.Records)
 	}
-	tracked := make([]trackedRow, len(b.Records)) // one allocation per claim
-	for i := range b.Records {
-		row := &tracked[i]
-		row.rec, row.probe = b.Records[i], r.probe
-		l.hold(row)
-		if row.rec.Reclaimed {
-			l.onReclaimed(&row.rec, now)
-		}
-		if l.draining {
-			l.release(row) // claimed while cancelling: never started
-			continue
-		}
-		row.state = rowQueued
-		l.queue = append(l.queue, row)
-	}
+	l.take(b.Records, r.probe, now)
 	l.noteFairClaim(&b, r.want)
 	switch n := b.Len(); {
 	case r.probe || n == 0:
@@ -140,6 +112,41 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 	}
 	if l.woke && !l.breaker.open {
 		l.nextClaim = now
+	}
+}
+
+// take holds rows a claim returned or the store handed over: it reports
+// them (claimed, or reclaimed after a lapsed lease), and queues them for
+// publishing, or releases them when the dispatcher is draining.
+func (l *loop) take(recs []outboxdriver.Record, probe bool, now time.Time) {
+	l.d.updateHealth(func(h *Health) { h.LastClaim = now })
+	l.d.metrics.Claimed(len(recs))
+	if l.emitted() {
+		var fresh []reliar.MessageID
+		for i := range recs {
+			rec := &recs[i]
+			if rec.Reclaimed {
+				l.d.events.Event(Event{Kind: EventReclaimed, Worker: l.worker, At: now, IDs: []reliar.MessageID{rec.Envelope.ID}, Count: 1, PrevClaimedAt: rec.PrevClaimedAt})
+			} else {
+				fresh = append(fresh, rec.Envelope.ID)
+			}
+		}
+		l.emit(EventClaimed, fresh, nil)
+	}
+	tracked := make([]trackedRow, len(recs)) // one allocation per claim
+	for i := range recs {
+		row := &tracked[i]
+		row.rec, row.probe = recs[i], probe
+		l.hold(row)
+		if row.rec.Reclaimed {
+			l.onReclaimed(&row.rec, now)
+		}
+		if l.draining {
+			l.release(row) // claimed while cancelling: never started
+			continue
+		}
+		row.state = rowQueued
+		l.queue = append(l.queue, row)
 	}
 }
 

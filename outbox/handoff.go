@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
@@ -93,27 +92,7 @@ func (l *loop) onHandoff(h outboxdriver.HandedOver, now time.Time) {
 	if len(recs) == 0 {
 		return
 	}
-	l.d.updateHealth(func(h *Health) { h.LastClaim = now })
-	l.d.metrics.Claimed(len(recs))
-	if l.emitted() {
-		ids := make([]reliar.MessageID, len(recs))
-		for i := range recs {
-			ids[i] = recs[i].Envelope.ID
-		}
-		l.emit(EventClaimed, ids, nil)
-	}
-	tracked := make([]trackedRow, len(recs))
-	for i := range recs {
-		row := &tracked[i]
-		row.rec = recs[i]
-		l.hold(row)
-		if l.draining {
-			l.release(row)
-			continue
-		}
-		row.state = rowQueued
-		l.queue = append(l.queue, row)
-	}
+	l.take(recs, false, now)
 	l.syncHandoff()
 }
 

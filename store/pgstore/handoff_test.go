@@ -110,21 +110,26 @@ func TestHandoffPublishesWithoutClaim(t *testing.T) {
 	if c := cc.claimed.Load(); c != 0 {
 		t.Errorf("Acquire returned %d rows, want 0: every row should be handed over", c)
 	}
+	// The outcome writes follow the publishes: wait for them to land.
 	var published, claims, lapsed int
-	err := sharedPool.QueryRow(t.Context(), s.n.render(`SELECT count(*) FILTER (WHERE published_at IS NOT NULL),
+	read := func() {
+		t.Helper()
+		err := sharedPool.QueryRow(t.Context(), s.n.render(`SELECT count(*) FILTER (WHERE published_at IS NOT NULL),
 		coalesce(sum(claim_count), 0), coalesce(sum(lapsed_claims), 0) FROM {{table}} WHERE id = ANY($1)`), ids).Scan(&published, &claims, &lapsed)
-	if err != nil {
-		t.Fatal(err)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for published < n && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		_ = sharedPool.QueryRow(t.Context(), s.n.render(`SELECT count(*) FILTER (WHERE published_at IS NOT NULL),
-		coalesce(sum(claim_count), 0), coalesce(sum(lapsed_claims), 0) FROM {{table}} WHERE id = ANY($1)`), ids).Scan(&published, &claims, &lapsed)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if read(); published == n || time.Now().After(deadline) {
+			break
+		}
 	}
 	if published != n || claims != n || lapsed != 0 {
 		t.Errorf("published %d, claims %d, lapsed %d; want %d, %d, 0", published, claims, lapsed, n, n)
 	}
+	pub.mu.Lock()
+	defer pub.mu.Unlock()
 	for _, id := range ids {
 		if c := pub.counts[id]; c != 1 {
 			t.Errorf("%s published %d times", id, c)
@@ -402,5 +407,34 @@ func TestHandoffRolledBackReservationFreesRoom(t *testing.T) {
 	waitPublished(t, pub, 1)
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("published after %v: the rolled-back reservations held the room", took)
+	}
+}
+
+// A producer in another language inserts plain rows (id, message_type,
+// payload) and the notify trigger wakes the dispatcher with an empty
+// payload: the rows are not leased at enqueue, and the dispatcher, which
+// takes the hand-offs of this process's Enqueue, claims them as usual.
+func TestHandoffLeavesOtherProducersRowsToClaims(t *testing.T) {
+	s := newStore(t)
+	if err := EnableNotifyTrigger(t.Context(), sharedPool, WithSchema(s.Schema())); err != nil {
+		t.Fatal(err)
+	}
+	cc := &claimCounter{Store: s}
+	pub := newRecorder()
+	runDispatcher(t, cc, pub, nil)
+	commitOne(t, s, reliar.NewMsg(orderPlaced{OrderID: "ours"}))
+	raw := reliar.NewMessageID()
+	if _, err := sharedPool.Exec(t.Context(), s.n.render(`INSERT INTO {{table}} (id, message_type, payload)
+		VALUES ($1, 'orders.placed', convert_to('{"order_id":"theirs"}', 'UTF8'))`), raw); err != nil {
+		t.Fatal(err)
+	}
+	waitPublished(t, pub, 2)
+	if c := cc.claimed.Load(); c != 1 {
+		t.Errorf("Acquire returned %d rows, want 1 (the plain row)", c)
+	}
+	pub.mu.Lock()
+	defer pub.mu.Unlock()
+	if pub.counts[raw] != 1 {
+		t.Errorf("the plain row was published %d times", pub.counts[raw])
 	}
 }
