@@ -94,7 +94,7 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 		query += headOfKey
 	}
 	query += dueOrder
-	err := immediate(ctx, s.db, "acquire", func(q querier) error {
+	err := s.dispatchTx(ctx, "acquire", func(q querier) error {
 		batch = outboxdriver.AcquiredBatch{}
 		now := s.now()
 		cands, err := selectCandidates(ctx, q, query, toMicros(now), req.BatchSize)

@@ -22,6 +22,16 @@
 // memory (":memory:") is one database per connection and is not supported;
 // use a file.
 //
+// # Commits and the disk
+//
+// Every commit at the handle's synchronous=FULL waits for an fsync of the
+// log, holding SQLite's one write lock through it; on a dispatching process
+// the claims and outcome writes take their turn among the producers'
+// commits. [WithAsyncCommit] commits those dispatch writes at
+// synchronous=NORMAL instead: a crash of the machine (not of the process)
+// can then undo the last of them, which republishes a message and never
+// loses one. `reliar demo` uses it.
+//
 // # Schema
 //
 // [Migrate] creates the outbox table and its indexes (migration 1) and the

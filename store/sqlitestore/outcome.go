@@ -69,7 +69,7 @@ func (s *Store) ExtendLease(ctx context.Context, leases []outboxdriver.Lease, d 
 		return 0, nil
 	}
 	now := s.now()
-	n, err := s.exec(ctx, "extend lease", extendRows, toMicros(now), outboxsql.LeaseArg(leases), toMicros(now.Add(d)))
+	n, err := s.dispatchExec(ctx, "extend lease", extendRows, toMicros(now), outboxsql.LeaseArg(leases), toMicros(now.Add(d)))
 	s.cfg.LogShortfall(ctx, "extend lease", len(leases), n)
 	return n, err
 }
@@ -92,7 +92,7 @@ func (s *Store) Fail(ctx context.Context, failures []outboxdriver.FailedOutcome)
 		}
 		elems[i] = e
 	}
-	n, err := s.exec(ctx, "fail", failRows, toMicros(now), outboxsql.JSONArg(elems))
+	n, err := s.dispatchExec(ctx, "fail", failRows, toMicros(now), outboxsql.JSONArg(elems))
 	s.cfg.LogShortfall(ctx, "fail", len(failures), n)
 	return n, err
 }
@@ -103,7 +103,7 @@ func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outb
 	if len(leases) == 0 {
 		return 0, nil
 	}
-	n, err := s.exec(ctx, op, query, s.clock(), outboxsql.LeaseArg(leases))
+	n, err := s.dispatchExec(ctx, op, query, s.clock(), outboxsql.LeaseArg(leases))
 	s.cfg.LogShortfall(ctx, op, len(leases), n)
 	return n, err
 }
@@ -113,11 +113,27 @@ func (s *Store) writeLeases(ctx context.Context, op, query string, leases []outb
 // On a handle opened by Open it holds the write lock at the front of the
 // line, like every write of the store.
 func (s *Store) exec(ctx context.Context, op, query string, args ...any) (int64, error) {
+	return s.execOn(ctx, false, op, query, args...)
+}
+
+// dispatchExec is exec for the store's dispatch writes, which
+// WithAsyncCommit commits without waiting for the disk.
+func (s *Store) dispatchExec(ctx context.Context, op, query string, args ...any) (int64, error) {
+	return s.execOn(ctx, true, op, query, args...)
+}
+
+func (s *Store) execOn(ctx context.Context, dispatch bool, op, query string, args ...any) (int64, error) {
 	var n int64
-	err := storeWrite(ctx, s.db, op, func(ctx context.Context, conn *sql.Conn) error {
+	run := func(ctx context.Context, conn *sql.Conn) error {
 		var err error
 		n, err = outboxsql.Affected(conn.ExecContext(ctx, query, args...))
 		return wrapErr(op, err)
+	}
+	err := storeWrite(ctx, s.db, op, func(ctx context.Context, conn *sql.Conn) error {
+		if dispatch {
+			return s.dispatchWrite(ctx, conn, op, run)
+		}
+		return run(ctx, conn)
 	})
 	return n, err
 }

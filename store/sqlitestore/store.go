@@ -21,6 +21,9 @@ type Store struct {
 	now       func() time.Time
 	cfg       outboxsql.Settings
 	wakeEvery time.Duration
+	// async: the dispatch writes commit with synchronous=NORMAL
+	// (WithAsyncCommit on a database in WAL mode).
+	async bool
 	// wake is the one watcher every Wakeups call shares.
 	wake wakeHub
 }
@@ -38,6 +41,7 @@ type options struct {
 	cfg       outboxsql.Settings
 	now       func() time.Time
 	wakeEvery time.Duration
+	async     bool
 }
 
 // applyOptions returns the defaults with opts applied.
@@ -99,13 +103,18 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, now: o.now, cfg: o.cfg, wakeEvery: o.wakeEvery}
+	s := &Store{db: db, now: o.now, cfg: o.cfg, wakeEvery: o.wakeEvery, async: o.async}
 	if err := checkSchema(ctx, db); err != nil {
 		var nm *NotMigratedError
 		if errors.As(err, &nm) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("sqlitestore: new: %w", err)
+	}
+	if s.async {
+		if err := checkWAL(ctx, db); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

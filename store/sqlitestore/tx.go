@@ -30,21 +30,36 @@ const rollbackTimeout = 5 * time.Second
 // writer of this process.
 func immediate(ctx context.Context, db *sql.DB, op string, fn func(q querier) error) error {
 	return storeWrite(ctx, db, op, func(ctx context.Context, conn *sql.Conn) error {
-		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-			// The BEGIN may have been interrupted after it took effect.
-			rollback(ctx, conn)
-			return wrapErr(op, err)
-		}
-		if err := fn(conn); err != nil {
-			rollback(ctx, conn)
-			return err
-		}
-		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-			rollback(ctx, conn)
-			return wrapErr(op, err)
-		}
-		return nil
+		return inImmediate(ctx, conn, op, fn)
 	})
+}
+
+// dispatchTx is immediate for the store's dispatch writes, which
+// WithAsyncCommit commits without waiting for the disk.
+func (s *Store) dispatchTx(ctx context.Context, op string, fn func(q querier) error) error {
+	return storeWrite(ctx, s.db, op, func(ctx context.Context, conn *sql.Conn) error {
+		return s.dispatchWrite(ctx, conn, op, func(ctx context.Context, conn *sql.Conn) error {
+			return inImmediate(ctx, conn, op, fn)
+		})
+	})
+}
+
+// inImmediate runs fn in a BEGIN IMMEDIATE transaction on conn.
+func inImmediate(ctx context.Context, conn *sql.Conn, op string, fn func(q querier) error) error {
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		// The BEGIN may have been interrupted after it took effect.
+		rollback(ctx, conn)
+		return wrapErr(op, err)
+	}
+	if err := fn(conn); err != nil {
+		rollback(ctx, conn)
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		rollback(ctx, conn)
+		return wrapErr(op, err)
+	}
+	return nil
 }
 
 // rollback ends the open transaction on conn, even when ctx is done (its

@@ -95,7 +95,7 @@ func systems(c config) lineup {
 			named.jetstream = append(named.jetstream, jetstreamrun.Reliar(url, v, jetstreamrun.File))
 		}
 		// Both SQLite systems on one connection, as River advises.
-		oneConn := []harness.System{reliarrun.SQLiteOneConn().System(), riverrun.SQLiteTunedOneConn().System(), reliarrun.SQLiteDemoTwoConns().System(), reliarrun.SQLiteDemoPoll5ms().System(), reliarrun.SQLiteDemoWake20ms().System()}
+		oneConn := []harness.System{reliarrun.SQLiteOneConn().System(), riverrun.SQLiteTunedOneConn().System(), reliarrun.SQLiteDemoTwoConns().System(), reliarrun.SQLiteDemoPoll5ms().System(), reliarrun.SQLiteDemoWake20ms().System(), reliarrun.SQLiteDemoSyncCommit().System()}
 		named.drain = append(named.drain, oneConn...)
 		named.latency = append(named.latency, oneConn...)
 		named.enqueueTx = append(named.enqueueTx, oneConn...)

@@ -34,6 +34,8 @@ type SQLiteVariant struct {
 	// WakeupInterval is the store's wake-up watcher interval; 0 keeps
 	// sqlitestore.DefaultWakeupInterval.
 	WakeupInterval time.Duration
+	// AsyncCommit opens the store with sqlitestore.WithAsyncCommit.
+	AsyncCommit bool
 }
 
 // SQLite is Reliar on SQLite at outbox.DefaultSettings with a plain
@@ -43,10 +45,20 @@ func SQLite() SQLiteVariant { return SQLiteVariant{Name: "reliar sqlite"} }
 // SQLiteDemo is Reliar on SQLite with the dispatcher settings `reliar demo`
 // uses (cmd/reliar's demo.Settings when this was written: BatchSize and
 // MaxInFlight 512, the default poll intervals, no table gauges), a
-// BatchPublisher, as the demo's NATS publisher is, and the demo's
-// connections: one per producer (8) and 8 for the dispatcher.
+// BatchPublisher, as the demo's NATS publisher is, the demo's
+// connections (one per producer, 8, and 8 for the dispatcher) and its
+// store option, sqlitestore.WithAsyncCommit.
 func SQLiteDemo() SQLiteVariant {
-	return SQLiteVariant{Name: "reliar sqlite demo settings", Conns: DemoConns, Batch: true, Tune: demoSettings}
+	return SQLiteVariant{Name: "reliar sqlite demo settings", Conns: DemoConns, Batch: true, Tune: demoSettings, AsyncCommit: true}
+}
+
+// SQLiteDemoSyncCommit is SQLiteDemo without sqlitestore.WithAsyncCommit:
+// every claim and outcome write waits for the disk, as the demo's did
+// before.
+func SQLiteDemoSyncCommit() SQLiteVariant {
+	v := SQLiteDemo()
+	v.Name, v.AsyncCommit = "reliar sqlite demo settings sync commit", false
+	return v
 }
 
 // DemoConns is the connections `reliar demo` opens on SQLite: one per
@@ -107,6 +119,9 @@ func (v SQLiteVariant) open(ctx context.Context, env pgenv.Env) (harness.Target,
 	opts := []sqlitestore.Option{sqlitestore.WithLogger(quietlog.AtLevel(slog.LevelError))}
 	if v.WakeupInterval > 0 {
 		opts = append(opts, sqlitestore.WithWakeupInterval(v.WakeupInterval))
+	}
+	if v.AsyncCommit {
+		opts = append(opts, sqlitestore.WithAsyncCommit())
 	}
 	store, err := sqlitestore.New(ctx, db, opts...)
 	if err != nil {

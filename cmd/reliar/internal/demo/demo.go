@@ -222,6 +222,13 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		// (with two connections a claim could wait seconds behind the
 		// producers). The wake-up watcher has a connection of its own.
 		opts.MaxConns = cfg.Producers + demoStoreConns
+		// SQLite has one writer at a time, and each claim and outcome
+		// write would otherwise hold it through an fsync that every
+		// producer queued behind it waits for. The producers' commits
+		// still wait for the disk; a crash of the machine could only
+		// republish (sqlitestore.WithAsyncCommit), and the demo's
+		// database is thrown away anyway.
+		opts.AsyncCommit = true
 	}
 	backend, err := loc.OpenScratch(ctx, opts)
 	if err != nil {

@@ -223,7 +223,11 @@ func (b *pgBackend) pgStore(ctx context.Context) (*pgstore.Store, error) {
 		// which a fresh scratch schema always meets in a shared database.
 		log = logging.Floor(log, slog.LevelError)
 	}
-	s, err := pgstore.New(ctx, b.pool, pgstore.WithSchema(b.schema), pgstore.WithLogger(log))
+	opts := []pgstore.Option{pgstore.WithSchema(b.schema), pgstore.WithLogger(log)}
+	if b.opts.AsyncCommit {
+		opts = append(opts, pgstore.WithAsyncCommit())
+	}
+	s, err := pgstore.New(ctx, b.pool, opts...)
 	if err != nil {
 		return nil, err
 	}

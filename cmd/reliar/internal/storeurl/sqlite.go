@@ -66,7 +66,11 @@ func (sqliteDriver) open(ctx context.Context, l Location, opts Options, scratch 
 		db:      db,
 		migrate: func(ctx context.Context, db *sql.DB) error { return sqlitestore.Migrate(ctx, db) },
 		newStore: func(ctx context.Context, db *sql.DB) (sqlStore, error) {
-			return sqlitestore.New(ctx, db, sqlitestore.WithLogger(opts.logger()))
+			storeOpts := []sqlitestore.Option{sqlitestore.WithLogger(opts.logger())}
+			if opts.AsyncCommit {
+				storeOpts = append(storeOpts, sqlitestore.WithAsyncCommit())
+			}
+			return sqlitestore.New(ctx, db, storeOpts...)
 		},
 		hasMigrationsTable: `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'reliar_migrations'`,
 	}, path: path, scratch: scratch}, nil

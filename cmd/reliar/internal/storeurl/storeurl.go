@@ -138,6 +138,11 @@ type Options struct {
 	// (LISTEN on PostgreSQL, the watcher on SQLite) — holds a connection of
 	// its own, outside this cap (see Location.ListenerConns).
 	MaxConns int
+	// AsyncCommit commits the store's claims and outcome writes without
+	// waiting for the disk (sqlitestore.WithAsyncCommit,
+	// pgstore.WithAsyncCommit): a crash of the machine can undo the last
+	// of them, which republishes, never loses, a message.
+	AsyncCommit bool
 }
 
 func (o Options) logger() *slog.Logger {
