@@ -111,7 +111,7 @@ func TestSystems(t *testing.T) {
 	if want := []string{"reliar defaults → jetstream", "pg → jetstream by hand ce headers", "pg → jetstream by hand 1 header"}; !slices.Equal(names(l.jetstream), want) {
 		t.Errorf("quick jetstream %q, want %q", names(l.jetstream), want)
 	}
-	if want := []string{"reliar sqlite"}; !slices.Equal(names(l.burst), want) {
+	if want := []string{"reliar sqlite", "reliar sqlite demo settings"}; !slices.Equal(names(l.burst), want) {
 		t.Errorf("quick burst %q, want %q", names(l.burst), want)
 	}
 	// Every system the quick line names runs in the quick run.

@@ -33,6 +33,7 @@ func quickSystems(c config) report.QuickSystems {
 		HandJetStreamOneHeader: jetstreamrun.HandWritten(c.natsURL, jetstreamrun.MsgIDOnly, jetstreamrun.File).Name,
 		ReliarSQLite:           reliarrun.SQLite().Name,
 		RiverSQLite:            riverrun.SQLiteTuned().Name,
+		ReliarSQLiteDemo:       reliarrun.SQLiteDemo().Name,
 	}
 }
 
@@ -57,7 +58,7 @@ func systems(c config) lineup {
 			jetstreamrun.HandWritten(url, jetstreamrun.CloudEvents, jetstreamrun.File),
 			jetstreamrun.HandWritten(url, jetstreamrun.MsgIDOnly, jetstreamrun.File),
 		}
-		l.burst = []harness.System{reliarrun.SQLite().System()}
+		l.burst = []harness.System{reliarrun.SQLite().System(), reliarrun.SQLiteDemo().System()}
 	} else {
 		sqlite := []harness.System{reliarrun.SQLite().System(), reliarrun.SQLiteDemo().System(), riverrun.SQLiteTuned().System()}
 		pg := []harness.System{

@@ -28,6 +28,8 @@ type QuickSystems struct {
 	ReliarJetStream, HandJetStream, HandJetStreamOneHeader string
 	// ReliarSQLite and RiverSQLite are both on SQLite.
 	ReliarSQLite, RiverSQLite string
+	// ReliarSQLiteDemo is Reliar on SQLite as `reliar demo` sets it up.
+	ReliarSQLiteDemo string
 }
 
 // QuickKeys are the keys of the quick line, in order: the first five are
@@ -40,6 +42,7 @@ var QuickKeys = []string{
 	"latency_p99_ratio_vs_river_tuned", "river_tuned_latency_p99_ms",
 	"jetstream_ratio", "jetstream_ratio_vs_one_header",
 	"sqlite_ratio_vs_river", "sqlite_burst_p99_ms", "sqlite_burst_ratio",
+	"sqlite_demo_burst_p99_ms", "sqlite_demo_burst_ratio",
 }
 
 // QuickLine is the last line of a quick run, key=value pairs in the order
@@ -77,11 +80,13 @@ func QuickLine(sums []Summary, n QuickSystems) (string, error) {
 	rate := func(s Summary) float64 { return s.PerSecond }
 	p50 := func(s Summary) float64 { return s.P50Ms }
 	p99 := func(s Summary) float64 { return s.P99Ms }
-	burstRatio := math.NaN()
-	if with, ok := get(Burst, n.ReliarSQLite); ok {
-		if alone, ok := get(BurstAlone, n.ReliarSQLite); ok && alone.PerSecond > 0 {
-			burstRatio = with.PerSecond / alone.PerSecond
+	burstRatio := func(system string) float64 {
+		with, okWith := get(Burst, system)
+		alone, okAlone := get(BurstAlone, system)
+		if !okWith || !okAlone || alone.PerSecond == 0 {
+			return math.NaN()
 		}
+		return with.PerSecond / alone.PerSecond
 	}
 	vals := []float64{
 		ratio(Drain, n.Reliar, n.Raw, rate),
@@ -101,7 +106,9 @@ func QuickLine(sums []Summary, n QuickSystems) (string, error) {
 		ratio(JetStream, n.ReliarJetStream, n.HandJetStreamOneHeader, rate),
 		ratio(Drain, n.ReliarSQLite, n.RiverSQLite, rate),
 		value(Burst, n.ReliarSQLite, p99),
-		burstRatio,
+		burstRatio(n.ReliarSQLite),
+		value(Burst, n.ReliarSQLiteDemo, p99),
+		burstRatio(n.ReliarSQLiteDemo),
 	}
 	var b strings.Builder
 	for i, key := range QuickKeys {

@@ -169,6 +169,8 @@ func quickSample() []Result {
 		{Scenario: Drain, System: "rv sqlite", PerSecond: 3_000},
 		{Scenario: BurstAlone, System: "r sqlite", PerSecond: 1_000},
 		{Scenario: Burst, System: "r sqlite", PerSecond: 800, P99Ms: 41.5},
+		{Scenario: BurstAlone, System: "r demo", PerSecond: 1_000},
+		{Scenario: Burst, System: "r demo", PerSecond: 950, P99Ms: 10},
 	}
 }
 
@@ -176,7 +178,7 @@ var quickNames = QuickSystems{
 	Reliar: "r", Raw: "raw", Raw4Conns: "raw4", RawPipelined: "rawp", RawMinimal: "min",
 	Watermill: "wm", River: "rv",
 	ReliarJetStream: "r js", HandJetStream: "hand js", HandJetStreamOneHeader: "hand js 1",
-	ReliarSQLite: "r sqlite", RiverSQLite: "rv sqlite",
+	ReliarSQLite: "r sqlite", RiverSQLite: "rv sqlite", ReliarSQLiteDemo: "r demo",
 }
 
 func TestQuickLine(t *testing.T) {
@@ -190,7 +192,8 @@ func TestQuickLine(t *testing.T) {
 		" enqueue_tx_p50_ms=0.80 enqueue_tx_p50_ratio_vs_watermill=1.250" +
 		" latency_p99_ratio_vs_river_tuned=2.500 river_tuned_latency_p99_ms=3.80" +
 		" jetstream_ratio=0.900 jetstream_ratio_vs_one_header=0.750" +
-		" sqlite_ratio_vs_river=3.000 sqlite_burst_p99_ms=41.50 sqlite_burst_ratio=0.800"
+		" sqlite_ratio_vs_river=3.000 sqlite_burst_p99_ms=41.50 sqlite_burst_ratio=0.800" +
+		" sqlite_demo_burst_p99_ms=10.00 sqlite_demo_burst_ratio=0.950"
 	if line != want || !quickLine.MatchString(line) {
 		t.Fatalf("QuickLine = %q\nwant        %q", line, want)
 	}
