@@ -53,6 +53,12 @@ type Variant struct {
 // Defaults is Reliar with outbox.DefaultSettings and a plain Publisher.
 func Defaults() Variant { return Variant{Name: "reliar defaults"} }
 
+// DefaultsBatch is Reliar with outbox.DefaultSettings and a BatchPublisher:
+// the configuration of the peers' harness of issue 22 (a no-op
+// BatchPublisher at default settings), where the dispatcher hands each
+// publish call a batch instead of starting a goroutine per message.
+func DefaultsBatch() Variant { return Variant{Name: "reliar defaults batch publisher", Batch: true} }
+
 // Batch512 is Reliar with a BatchPublisher, BatchSize and MaxInFlight 512.
 func Batch512() Variant {
 	return Variant{Name: "reliar batch 512", Batch: true, Tune: func(s *outbox.Settings) {
@@ -129,11 +135,22 @@ func WithoutTenantIndex() Variant {
 	return Variant{Name: "reliar without tenant index", AfterMigrate: "DROP INDEX outbox_tenant_pending_idx"}
 }
 
+// WithoutChecks is Reliar at default settings on a table without its check
+// constraints (the terminal, dead-letter and readable-row checks of schema
+// versions 1 and 4): what PostgreSQL's evaluation of them costs each
+// statement, which it prepares anew for every INSERT and UPDATE.
+func WithoutChecks() Variant {
+	return Variant{Name: "reliar without checks", AfterMigrate: `ALTER TABLE outbox
+    DROP CONSTRAINT outbox_terminal_ck, DROP CONSTRAINT outbox_dead_pair_ck,
+    DROP CONSTRAINT outbox_dead_reason_ck, DROP CONSTRAINT outbox_times_finite_ck,
+    DROP CONSTRAINT outbox_message_version_ck, DROP CONSTRAINT outbox_counters_ck`}
+}
+
 // Options returns the variants that run only when named with -only: the
 // store options, the table's fill factor, the MaxInFlight experiments and
 // two dispatchers.
 func Options() []Variant {
-	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100), WithoutTenantIndex(), WithoutHandoff(),
+	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100), WithoutTenantIndex(), WithoutHandoff(), WithoutChecks(), DefaultsBatch(),
 		InFlight(1024), InFlight(1536), InFlight(2048), TwoDispatchers()}
 }
 
