@@ -128,3 +128,48 @@ func ExampleDSN() {
 	// Output:
 	// file:app.db?_pragma=busy_timeout%2810000%29&_pragma=journal_mode%28WAL%29&_pragma=synchronous%28FULL%29&_pragma=foreign_keys%281%29&_txlock=immediate
 }
+
+// A process that embeds the dispatcher can let its claims and outcome
+// writes commit without waiting for the disk, leaving every fsync to the
+// producers' commits; a crash of the machine can then only republish.
+func ExampleWithAsyncCommit() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "reliar-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := sqlitestore.Open(filepath.Join(dir, "app.db")) // WAL mode, which the option needs
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	if err := sqlitestore.Migrate(ctx, db); err != nil {
+		log.Fatal(err)
+	}
+	store, err := sqlitestore.New(ctx, db, sqlitestore.WithAsyncCommit())
+	if err != nil {
+		log.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := store.Enqueue(ctx, tx, reliar.NewMsg(userSignedUp{Email: "alan@example.com"})); err != nil {
+		log.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil { // waits for the disk, as always
+		log.Fatal(err)
+	}
+	batch, err := store.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "example", BatchSize: 10, Lease: 30 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := store.Complete(ctx, []outboxdriver.Lease{batch.Records[0].Lease()}) // does not wait
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("claimed", len(batch.Records), "completed", n)
+	// Output:
+	// claimed 1 completed 1
+}
