@@ -83,4 +83,3 @@ func (s *Store) dispatchWrite(ctx context.Context, conn *sql.Conn, op string, fn
 	}()
 	return fn(ctx, conn)
 }
-
