@@ -73,7 +73,7 @@ type loop struct {
 	wg           sync.WaitGroup
 	wake         <-chan struct{}
 	acquireCh    chan acquireResult
-	publishCh    chan publishResult
+	published    *resultQueue[publishResult]
 	writeCh      chan writeResult
 	renewCh      chan renewResult
 	releaseCh    chan releaseResult
@@ -124,7 +124,7 @@ func newLoop(d *Dispatcher, worker string) *loop {
 		rows:       make(map[outboxdriver.Lease]*trackedRow, s.MaxInFlight),
 		breaker:    breaker{threshold: s.BreakerThreshold},
 		acquireCh:  make(chan acquireResult, 1),
-		publishCh:  make(chan publishResult, s.MaxInFlight),
+		published:  newResultQueue[publishResult](),
 		writeCh:    make(chan writeResult, 1),
 		renewCh:    make(chan renewResult, 1),
 		releaseCh:  make(chan releaseResult, 1),
@@ -178,13 +178,12 @@ func (l *loop) run(ctx context.Context) error {
 			l.startDrain(time.Now())
 		case r := <-l.acquireCh:
 			l.onAcquired(r, time.Now())
-		case r := <-l.publishCh:
+		case <-l.published.ready:
+			// Every result waiting, so that their outcomes share one
+			// write.
 			now := time.Now()
-			l.onPublished(r, now)
-			// Take every other result already waiting, so their outcomes
-			// share one write.
-			for range len(l.publishCh) {
-				l.onPublished(<-l.publishCh, now)
+			for _, r := range l.published.take() {
+				l.onPublished(r, now)
 			}
 		case r := <-l.writeCh:
 			l.onWritten(r, time.Now())

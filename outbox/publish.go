@@ -99,7 +99,7 @@ func (l *loop) publishOne(shared *sharedDeadline, call uint64, lease outboxdrive
 	start := time.Now()
 	err := l.callPublish(shared.ctx, env)
 	shared.done()
-	deliver(l, l.publishCh, publishResult{call: call, lease: lease, err: err, took: time.Since(start)})
+	l.published.put(publishResult{call: call, lease: lease, err: err, took: time.Since(start)})
 }
 
 func (l *loop) publishBatch(call uint64, leases []outboxdriver.Lease, envs []*reliar.SerializedEnvelope) {
@@ -116,7 +116,7 @@ func (l *loop) publishBatch(call uint64, leases []outboxdriver.Lease, envs []*re
 		}
 		cancel()
 	}
-	deliver(l, l.publishCh, publishResult{call: call, leases: leases, errs: errs, took: time.Since(start)})
+	l.published.put(publishResult{call: call, leases: leases, errs: errs, took: time.Since(start)})
 }
 
 // sharedDeadline is one PublishTimeout context for the rows started
