@@ -3,6 +3,7 @@ package outbox
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
 // Every result put reaches the loop exactly once, each producer's in the
@@ -22,7 +23,11 @@ func TestResultQueueDeliversEveryResultOnce(t *testing.T) {
 	next := make([]int, producers)
 	got := 0
 	for got < producers*each {
-		<-q.ready
+		select {
+		case <-q.ready:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d results taken, and no token for the rest", got, producers*each)
+		}
 		for _, r := range q.take() {
 			if r[1] != next[r[0]] {
 				t.Fatalf("producer %d: got result %d, want %d", r[0], r[1], next[r[0]])
