@@ -127,3 +127,39 @@ func TestAsyncCommitNeedsWAL(t *testing.T) {
 		t.Fatalf("New without it: %v", err)
 	}
 }
+
+// An application's own handle, opened with sql.Open and DSN rather than
+// Open (no write queue in Go), gets its connection back at FULL too.
+func TestAsyncCommitOnAnApplicationsHandle(t *testing.T) {
+	ctx := t.Context()
+	db, err := sql.Open(sqlitestore.DriverName, sqlitestore.DSN(filepath.Join(t.TempDir(), "app.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if err := sqlitestore.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlitestore.New(ctx, db, sqlitestore.WithAsyncCommit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := enqueue(ctx, s, newMsgs(3)...); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := s.Acquire(ctx, outboxdriver.AcquireRequest{Worker: "w", BatchSize: 3, Lease: time.Minute})
+	if err != nil || len(batch.Records) != 3 {
+		t.Fatalf("Acquire: %d records, %v", len(batch.Records), err)
+	}
+	leases := make([]outboxdriver.Lease, len(batch.Records))
+	for i := range batch.Records {
+		leases[i] = batch.Records[i].Lease()
+	}
+	if n, err := s.Complete(ctx, leases); err != nil || n != 3 {
+		t.Fatalf("Complete: %d, %v", n, err)
+	}
+	if got := synchronous(t, db); got != 2 {
+		t.Fatalf("synchronous = %d after the dispatch writes, want the DSN's FULL (2)", got)
+	}
+}
