@@ -55,7 +55,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&scenarios, "scenarios", strings.Join(scenarioNames, ","), "comma-separated scenarios: drain (with enqueue), enqueue-tx, latency, jetstream, burst")
 	fs.StringVar(&c.natsURL, "nats", "nats://127.0.0.1:4222", "NATS server of the jetstream scenario")
 	fs.IntVar(&c.enqueueTx, "enqueue-tx", 0, "single-message transactions per enqueue-tx run (default 1000, quick 200)")
-	fs.IntVar(&c.burstMessages, "burst-messages", 0, "single-message transactions per burst run (default 5000, quick 1000)")
+	fs.IntVar(&c.burstMessages, "burst-messages", 0, "single-message transactions per burst run (default 5000, quick 3000)")
 	fs.IntVar(&c.producers, "producers", 8, "concurrent producers of the burst scenario (reliar demo's default)")
 	fs.StringVar(&c.fileDir, "sqlite-dir", "", "where the SQLite runs create their database files (default: the system's temporary directory; put it on the disk you care about)")
 	if err := fs.Parse(args); err != nil {
@@ -80,7 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		c.enqueueTx = pick(c.quick, 200, 1000)
 	}
 	if c.burstMessages == 0 {
-		c.burstMessages = pick(c.quick, 1000, 5000)
+		c.burstMessages = pick(c.quick, 3000, 5000)
 	}
 	switch {
 	case c.results == "none":

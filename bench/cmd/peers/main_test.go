@@ -35,7 +35,7 @@ func TestParseFlags(t *testing.T) {
 			}
 		}},
 		{"quick defaults", []string{"-quick"}, nil, func(t *testing.T, c config) {
-			if !c.quick || c.runTimeout != 10*time.Second || c.messages != 5000 || c.latencyMessages != 200 || c.results != "" || c.enqueueTx != 200 || c.burstMessages != 1000 {
+			if !c.quick || c.runTimeout != 10*time.Second || c.messages != 5000 || c.latencyMessages != 200 || c.results != "" || c.enqueueTx != 200 || c.burstMessages != 3000 {
 				t.Errorf("%+v", c)
 			}
 		}},
