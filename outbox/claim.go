@@ -14,6 +14,7 @@ type acquireResult struct {
 	err   error
 	want  int
 	probe bool
+	after bool // the claim started after the previous full claim
 }
 
 // claimSize is how many rows a claim would ask for now; 0 means no claim.
@@ -52,12 +53,13 @@ func (l *loop) maybeClaim(now time.Time) {
 	l.woke = false
 	req := outboxdriver.AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
 	l.fairRequest(&req)
+	l.claimFrom(&req, probe, now)
 	gen := l.acq.start(now, l.callTimeout(1))
 	l.goStore(func(ctx context.Context) {
 		ctx, span := l.d.tracer.StartClaim(ctx, l.worker, want)
 		b, err := l.d.store.Acquire(ctx, req)
 		span.End(err)
-		deliver(l, l.acquireCh, acquireResult{gen: gen, batch: b, err: err, want: want, probe: probe})
+		deliver(l, l.acquireCh, acquireResult{gen: gen, batch: b, err: err, want: want, probe: probe, after: req.After != nil})
 	})
 }
 
@@ -102,7 +104,12 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 	}
 	l.take(b.Records, r.probe, now)
 	l.noteFairClaim(&b, r.want)
+	l.noteClaimEnd(&b, r)
 	switch n := b.Len(); {
+	case r.after && n < r.want:
+		// The rows after the last full claim ran out: look from the
+		// head at once for rows that became due behind it.
+		l.nextClaim = now
 	case r.probe || n == 0:
 		l.nextClaim = now.Add(l.s.IdlePollInterval)
 	case n >= r.want || b.More:
@@ -113,6 +120,42 @@ func (l *loop) acquired(r acquireResult, now time.Time) {
 	if l.woke && !l.breaker.open {
 		l.nextClaim = now
 	}
+}
+
+// claimFrom sets where the claim starts. Right after a full claim, on a
+// store with the ClaimAfter capability, it starts after that claim's last
+// row: the rows that claim leased stay in the store's pending index until
+// their outcome is written, and a scan from the head would step over each of
+// them again. Every PollInterval, and after a claim from a position that
+// came back short, the claim starts from the head instead, so that a row
+// that became due behind the position (released, lapsed, retried or
+// committed late) waits at most about one PollInterval longer than it would
+// have.
+func (l *loop) claimFrom(req *outboxdriver.AcquireRequest, probe bool, now time.Time) {
+	if l.claimAfter == nil || probe || req.Fairness != outboxdriver.FairnessUnordered ||
+		!l.d.store.Capabilities().ClaimAfter || now.Sub(l.headClaimAt) >= l.s.PollInterval {
+		l.headClaimAt = now
+		return
+	}
+	after := *l.claimAfter
+	req.After = &after
+}
+
+// noteClaimEnd keeps the position of the last row of a full claim, from
+// which the next claim may start; any other outcome sends the next claim to
+// the head.
+func (l *loop) noteClaimEnd(b *outboxdriver.AcquiredBatch, r acquireResult) {
+	l.claimAfter = nil
+	if r.probe || b.Len() < r.want || len(b.Records) == 0 {
+		return
+	}
+	last := b.Records[0].Position()
+	for i := range b.Records[1:] {
+		if p := b.Records[i+1].Position(); last.Before(p) {
+			last = p
+		}
+	}
+	l.claimAfter = &last
 }
 
 // take holds rows a claim returned or the store handed over: it reports

@@ -254,3 +254,116 @@ func TestAcquireTimeoutIsTransient(t *testing.T) {
 		}
 	})
 }
+
+// On a store with the ClaimAfter capability, a claim right after a full one
+// starts after that claim's last row; a claim from a position that comes
+// back short is followed at once by one from the head.
+func TestClaimStartsAfterTheLastFullClaim(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := newFaultStore()
+		store.claimAfter = true
+		enqueue(t, store.Store, 50)
+		s := testSettings()
+		s.BatchSize, s.MaxInFlight = 10, 100
+		d, _ := outbox.New(store, newFakePublisher(nil), s, outbox.WithoutWakeups())
+		stop, _ := running(t, d)
+		time.Sleep(s.IdlePollInterval / 2)
+		stop()
+		claims := store.claimsSeen()
+		if len(claims) < 7 {
+			t.Fatalf("%d claims, want at least 7", len(claims))
+		}
+		if claims[0].after != nil {
+			t.Fatalf("first claim After %v, want from the head", *claims[0].after)
+		}
+		for i := 1; i <= 5; i++ {
+			prev, c := claims[i-1], claims[i]
+			if c.after == nil || prev.last == nil || *c.after != *prev.last {
+				t.Fatalf("claim %d After %v, want the last row of the full claim before it, %v", i, c.after, prev.last)
+			}
+		}
+		// The sixth claim found nothing after the fifth's last row (the
+		// memstore here does not honour After, and the 50 rows are held).
+		if claims[5].got != 0 {
+			t.Fatalf("claim 5 returned %d rows, want 0", claims[5].got)
+		}
+		if c := claims[6]; c.after != nil || !c.at.Equal(claims[5].at) {
+			t.Fatalf("claim after a short one from a position: After %v at +%v, want from the head at once", c.after, c.at.Sub(claims[5].at))
+		}
+	})
+}
+
+// While claims come back full, one from the head is made at least every
+// PollInterval, so that rows that became due behind the position wait at
+// most that long.
+func TestClaimFromTheHeadEveryPollInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := newFaultStore()
+		store.claimAfter = true
+		enqueue(t, store.Store, 300)
+		s := testSettings()
+		s.BatchSize, s.MaxInFlight = 10, 10
+		s.PollInterval = 100 * time.Millisecond
+		pub := newFakePublisher(sleepPublish(20 * time.Millisecond))
+		d, _ := outbox.New(store, pub, s, outbox.WithoutWakeups())
+		stop, _ := running(t, d)
+		for pub.deliveredCount() < 300 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		stop()
+		var head time.Time
+		heads, afters := 0, 0
+		for i, c := range store.claimsSeen() {
+			if c.after == nil {
+				head, heads = c.at, heads+1
+				continue
+			}
+			afters++
+			if gap := c.at.Sub(head); gap >= s.PollInterval {
+				t.Fatalf("claim %d from a position %v after the last claim from the head, want less than PollInterval %v", i, gap, s.PollInterval)
+			}
+		}
+		if heads < 4 || afters < 10 {
+			t.Fatalf("%d claims from the head and %d from a position over a drain of 600ms; want both throughout", heads, afters)
+		}
+	})
+}
+
+// No claim carries After on a store without the capability, nor under
+// tenant fairness.
+func TestClaimAfterOnlyWhereItApplies(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		capability bool
+		fairness   outbox.Fairness
+	}{
+		{"store without ClaimAfter", false, outbox.FairnessUnordered},
+		{"tenant fairness", true, outbox.FairnessTenant},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				store := newFaultStore()
+				store.claimAfter = tt.capability
+				enqueue(t, store.Store, 50)
+				s := testSettings()
+				s.BatchSize, s.MaxInFlight, s.Fairness = 10, 100, tt.fairness
+				d, err := outbox.New(store, newFakePublisher(nil), s, outbox.WithoutWakeups())
+				if err != nil {
+					t.Fatal(err)
+				}
+				stop, _ := running(t, d)
+				time.Sleep(s.IdlePollInterval / 2)
+				stop()
+				claims := store.claimsSeen()
+				if len(claims) < 5 {
+					t.Fatalf("%d claims, want at least 5", len(claims))
+				}
+				for i, c := range claims {
+					if c.after != nil {
+						t.Fatalf("claim %d After %v, want from the head", i, *c.after)
+					}
+				}
+			})
+		})
+	}
+}

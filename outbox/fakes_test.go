@@ -33,9 +33,33 @@ type call struct {
 // error fails the call with it. Hooks that wait must honour ctx.
 type faultStore struct {
 	*memstore.Store
-	mu    sync.Mutex
-	calls []call
-	hooks map[string]func(ctx context.Context, n int) error
+	mu     sync.Mutex
+	calls  []call
+	claims []claimSeen
+	hooks  map[string]func(ctx context.Context, n int) error
+	// claimAfter makes the store report the ClaimAfter capability; the
+	// memstore underneath claims from the head whatever After says.
+	claimAfter bool
+}
+
+// claimSeen is one Acquire seen by faultStore: when, with which After, and
+// the position of the last record it returned (nil when none).
+type claimSeen struct {
+	at          time.Time
+	want, got   int
+	after, last *outboxdriver.Position
+}
+
+func (f *faultStore) Capabilities() outboxdriver.Capabilities {
+	c := f.Store.Capabilities()
+	c.ClaimAfter = f.claimAfter
+	return c
+}
+
+func (f *faultStore) claimsSeen() []claimSeen {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]claimSeen(nil), f.claims...)
 }
 
 func newFaultStore(opts ...memstore.Option) *faultStore {
@@ -86,7 +110,18 @@ func (f *faultStore) Acquire(ctx context.Context, req outboxdriver.AcquireReques
 		return outboxdriver.AcquiredBatch{}, err
 	}
 	defer done()
-	return f.Store.Acquire(ctx, req)
+	seen := claimSeen{at: time.Now(), want: req.BatchSize, after: req.After}
+	b, err := f.Store.Acquire(ctx, req)
+	seen.got = b.Len()
+	for i := range b.Records {
+		if p := b.Records[i].Position(); seen.last == nil || seen.last.Before(p) {
+			seen.last = &p
+		}
+	}
+	f.mu.Lock()
+	f.claims = append(f.claims, seen)
+	f.mu.Unlock()
+	return b, err
 }
 
 func (f *faultStore) Complete(ctx context.Context, leases []outboxdriver.Lease) (int64, error) {

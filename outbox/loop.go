@@ -57,6 +57,8 @@ type loop struct {
 	releasing    bool
 	statting     bool
 	nextClaim    time.Time
+	claimAfter   *outboxdriver.Position // the last row of the last full claim; nil: claim from the head
+	headClaimAt  time.Time              // when the last claim from the head was sent
 	nextWrite    time.Time
 	writeStarted time.Time // when the outcome write in flight started
 	nextRenew    time.Time

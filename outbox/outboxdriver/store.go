@@ -94,6 +94,9 @@ type Capabilities struct {
 	TenantFairness bool
 	// Handoff: the store implements Handoffer and was configured to use it.
 	Handoff bool
+	// ClaimAfter: Acquire honours AcquireRequest.After for FairnessUnordered
+	// claims, with either Ordering.
+	ClaimAfter bool
 }
 
 // Ordering is the order in which the dispatcher publishes rows.
@@ -159,6 +162,37 @@ type AcquireRequest struct {
 	// TenantHeld counts, per tenant, the rows the claimer holds already
 	// (only tenants with rows held need an entry).
 	TenantHeld map[string]int
+
+	// After, when set, restricts the claim to rows after this position in
+	// the claim order: rows at or before it are passed over even when due.
+	// The dispatcher sets it only on a store with the ClaimAfter capability,
+	// only for FairnessUnordered claims, and only right after a claim that
+	// came back full, from that claim's last row: its scan then starts past
+	// the rows it leased, which are still ahead of a scan from the head
+	// until their outcome is written (BENCHMARKS.md, "Claiming after the
+	// last full claim"). It goes back to the head at least every
+	// PollInterval, and at once after a claim with After that came back
+	// short.
+	After *Position
+}
+
+// Position is a row's place in the claim order: (available_at, sequence).
+type Position struct {
+	AvailableAt time.Time
+	Sequence    int64
+}
+
+// Before reports whether p comes before q in the claim order.
+func (p Position) Before(q Position) bool {
+	if c := p.AvailableAt.Compare(q.AvailableAt); c != 0 {
+		return c < 0
+	}
+	return p.Sequence < q.Sequence
+}
+
+// Position returns the record's place in the claim order.
+func (r *Record) Position() Position {
+	return Position{AvailableAt: r.AvailableAt, Sequence: r.Envelope.Sequence}
 }
 
 // Record is one claimed row.

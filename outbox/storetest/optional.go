@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/reliar/reliar/outbox/outboxdriver"
@@ -14,6 +15,8 @@ func optionalCases() []testCase {
 	return []testCase{
 		{name: "Notifier wakes up on Enqueue", needs: func(c outboxdriver.Capabilities) bool { return c.Notify }, run: notifyWakeup},
 		{name: "MaintenanceLocker admits one holder at a time", needs: func(c outboxdriver.Capabilities) bool { return c.MaintenanceLock }, run: maintenanceLock},
+		{name: "a claim After a position passes over the rows before it", needs: func(c outboxdriver.Capabilities) bool { return c.ClaimAfter }, run: claimAfter},
+		{name: "a per-key claim After a position keeps each key's order", needs: func(c outboxdriver.Capabilities) bool { return c.ClaimAfter && c.PerKeyOrdering }, run: claimAfterPerKey},
 	}
 }
 
@@ -75,4 +78,44 @@ func maintenanceLock(f *fixture) {
 	unlock()
 	unlock = lock(true, "after unlock")
 	unlock()
+}
+
+// claimAfter: rows at or before After are passed over even when due (here
+// released back behind it); the rows after it are claimed in order, and a
+// claim without After finds the rows passed over.
+func claimAfter(f *fixture) {
+	now := f.now()
+	ids := f.enqueueEach(at(now.Add(-3*time.Minute)), at(now.Add(-2*time.Minute)),
+		at(now.Add(-2*time.Minute)), at(now.Add(-time.Minute)), newMsg(4), at(now.Add(time.Hour)))
+	first := f.claim(2)
+	if got := recordIDs(first); !slices.Equal(got, ids[:2]) {
+		f.t.Fatalf("first claim: got %v, want %v", got, ids[:2])
+	}
+	f.affected("Release", f.release(leases(first)...), 2)
+	pos := first[1].Position()
+	if got := recordIDs(f.acquire(outboxdriver.AcquireRequest{After: &pos}).Records); !slices.Equal(got, ids[2:5]) {
+		f.t.Fatalf("claim After the second row: got %v, want the due rows after it %v, in order", got, ids[2:5])
+	}
+	if got := recordIDs(f.acquire(outboxdriver.AcquireRequest{After: &pos}).Records); len(got) != 0 {
+		f.t.Fatalf("claim After the second row again: got %v, want nothing (leased or scheduled)", got)
+	}
+	if got := recordIDs(f.claim(10)); !slices.Equal(got, ids[:2]) {
+		f.t.Fatalf("claim from the head: got %v, want the released rows %v", got, ids[:2])
+	}
+}
+
+// claimAfterPerKey: a key's later row after the position is not claimed
+// while the key's head, before the position, is pending.
+func claimAfterPerKey(f *fixture) {
+	now := f.now()
+	head, free, next := keyed("k"), at(now.Add(-2*time.Minute)), keyed("k")
+	head.AvailableAt = now.Add(-3 * time.Minute)
+	next.AvailableAt = now.Add(-time.Minute)
+	ids := f.enqueueEach(head, free, next)
+	pos := outboxdriver.Position{AvailableAt: f.inspect(ids[0]).AvailableAt, Sequence: f.inspect(ids[0]).Sequence}
+	req := outboxdriver.AcquireRequest{Ordering: outboxdriver.PerKey, After: &pos}
+	if got := recordIDs(f.acquire(req).Records); !slices.Equal(got, ids[1:2]) {
+		f.t.Fatalf("per-key claim After k's head: got %v, want only the row without a key %v", got, ids[1:2])
+	}
+	f.wantClaim("k's head, from the head", ids[0])
 }

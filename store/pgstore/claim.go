@@ -37,6 +37,13 @@ func (s *Store) Acquire(ctx context.Context, req outboxdriver.AcquireRequest) (o
 		b.Queue(s.sql.claimFair, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)),
 			req.TenantCursor, int32(max(req.TenantCap, 0)), held, counts)
 		batch.TenantCursor = req.TenantCursor
+	case req.After != nil:
+		claim := s.sql.claimAfter
+		if req.Ordering == outboxdriver.PerKey {
+			claim = s.sql.claimPerKeyAfter
+		}
+		b.Queue(claim, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)),
+			req.After.AvailableAt, req.After.Sequence)
 	case req.Ordering == outboxdriver.PerKey:
 		b.Queue(s.sql.claimPerKey, req.BatchSize, req.Worker, micros(req.Lease), int32(max(req.MaxClaims, 0)))
 	default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -33,6 +34,10 @@ FROM generate_series(1, 100000) AS g`)
 	}{
 		{"unordered claim", s.sql.claimUnordered, []any{100, "w", int64(30e6), int32(5)}, []string{"outbox_pending_idx"}},
 		{"per-key claim", s.sql.claimPerKey, []any{100, "w", int64(30e6), int32(5)}, []string{"outbox_pending_idx", "outbox_pending_key_idx"}},
+		{"unordered claim after a position", s.sql.claimAfter, []any{100, "w", int64(30e6), int32(5), time.Now().Add(-time.Minute), int64(50000)},
+			[]string{"outbox_pending_idx", "Index Cond: ((available_at <= now()) AND (ROW(available_at, sequence) > ROW("}},
+		{"per-key claim after a position", s.sql.claimPerKeyAfter, []any{100, "w", int64(30e6), int32(5), time.Now().Add(-time.Minute), int64(50000)},
+			[]string{"outbox_pending_idx", "Index Cond: ((available_at <= now()) AND (ROW(available_at, sequence) > ROW(", "outbox_pending_key_idx"}},
 		{"stats", s.sql.stats, nil, []string{"outbox_pending_idx", "outbox_dead_idx"}},
 	}
 	for _, tt := range tests {

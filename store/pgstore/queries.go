@@ -81,6 +81,7 @@ func columnList(prefix string) string {
 type statements struct {
 	enqueue, enqueueLeased                         string
 	claimUnordered, claimPerKey, poison            string
+	claimAfter, claimPerKeyAfter                   string
 	claimFair, fairCursor, tenantStats             string
 	complete, fail, release, extend                string
 	purgePublished, purgeDead, purgeExpired, stats string
@@ -195,6 +196,12 @@ FROM due
 WHERE o.id = due.id
 RETURNING ` + "%COLUMNS%" + `, o.lease_token, o.claim_count, o.lapsed_claims,
     due.reclaimed, due.prev_claimed_at, due.exhausted`
+
+// afterSQL restricts the claim to rows after AcquireRequest.After, $5 and
+// $6: a row comparison the pending index's scan starts from, so that the
+// rows leased by the claims before it are not visited again.
+const afterSQL = `
+      AND (c.available_at, c.sequence) > ($5::timestamptz, $6::int8)`
 
 // perKeySQL restricts the claim to rows without a key and to the head row of
 // each key: no older pending row of the key may exist, unless it expired
@@ -347,22 +354,24 @@ func newStatements(n names, cfg config) statements {
 		complete = completeDeleteSQL
 	}
 	return statements{
-		enqueue:        n.render(enqueueSQL),
-		enqueueLeased:  n.render(enqueueLeasedSQL),
-		claimUnordered: n.render(strings.Replace(claim, "%PERKEY%", "", 1)),
-		claimPerKey:    n.render(strings.Replace(claim, "%PERKEY%", perKeySQL, 1)),
-		claimFair:      n.render(strings.Replace(cols.Replace(fairClaimSQL), "FROM due\n", "FROM due CROSS JOIN fair\n", 1)),
-		fairCursor:     n.render(fairCursorSQL),
-		tenantStats:    n.render(tenantStatsSQL),
-		poison:         n.render(poisonSQL),
-		complete:       n.render(complete),
-		fail:           n.render(failSQL),
-		release:        n.render(releaseSQL),
-		extend:         n.render(extendSQL),
-		purgePublished: n.render(purgePublishedSQL),
-		purgeDead:      n.render(purgeDeadSQL),
-		purgeExpired:   n.render(purgeExpiredSQL),
-		stats:          n.render(statsSQL),
+		enqueue:          n.render(enqueueSQL),
+		enqueueLeased:    n.render(enqueueLeasedSQL),
+		claimUnordered:   n.render(strings.Replace(claim, "%PERKEY%", "", 1)),
+		claimAfter:       n.render(strings.Replace(claim, "%PERKEY%", afterSQL, 1)),
+		claimPerKeyAfter: n.render(strings.Replace(claim, "%PERKEY%", afterSQL+perKeySQL, 1)),
+		claimPerKey:      n.render(strings.Replace(claim, "%PERKEY%", perKeySQL, 1)),
+		claimFair:        n.render(strings.Replace(cols.Replace(fairClaimSQL), "FROM due\n", "FROM due CROSS JOIN fair\n", 1)),
+		fairCursor:       n.render(fairCursorSQL),
+		tenantStats:      n.render(tenantStatsSQL),
+		poison:           n.render(poisonSQL),
+		complete:         n.render(complete),
+		fail:             n.render(failSQL),
+		release:          n.render(releaseSQL),
+		extend:           n.render(extendSQL),
+		purgePublished:   n.render(purgePublishedSQL),
+		purgeDead:        n.render(purgeDeadSQL),
+		purgeExpired:     n.render(purgeExpiredSQL),
+		stats:            n.render(statsSQL),
 		listDead: n.render(strings.NewReplacer("%COLUMNS%", listedColumns(),
 			"%LASTERROR%", strconv.Itoa(outboxdriver.ListedLastErrorBytes+1)).Replace(listDeadSQL)),
 		deadPayload:    n.render(deadPayloadSQL),

@@ -99,7 +99,7 @@ func (s *Store) Channel() string { return s.n.channel }
 // the maintenance lock, tenant fairness and hand-offs (unless WithoutHandoff
 // or WithoutNotify).
 func (s *Store) Capabilities() outboxdriver.Capabilities {
-	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true, TenantFairness: true, Handoff: s.handoffOn()}
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true, TenantFairness: true, Handoff: s.handoffOn(), ClaimAfter: true}
 }
 
 // txKind tells the store's own transactions apart: only claims and outcome

@@ -54,7 +54,7 @@ func TestNewWarnsAboutOtherOutboxTables(t *testing.T) {
 func TestCapabilitiesAndNames(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
-	want := outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true, TenantFairness: true, Handoff: true}
+	want := outboxdriver.Capabilities{PerKeyOrdering: true, Notify: true, MaintenanceLock: true, TenantFairness: true, Handoff: true, ClaimAfter: true}
 	if got := s.Capabilities(); got != want {
 		t.Errorf("Capabilities = %+v, want %+v", got, want)
 	}
