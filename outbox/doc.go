@@ -71,7 +71,9 @@
 //
 // # Fairness across tenants
 //
-// Claims take due rows in (available_at, sequence) order by default, so one
+// Claims take due rows in (available_at, sequence) order by default (under a
+// backlog, a claim right after a full one starts after that claim's last row
+// on stores that can; see Settings.PollInterval for the bound), so one
 // tenant's backlog (an import, a retry storm) delays every other tenant's
 // messages until it drains. With Fairness FairnessTenant, each claim is
 // shared round-robin among the tenants that have due rows (the messages'

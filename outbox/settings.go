@@ -44,7 +44,13 @@ type Settings struct {
 	// without waiting for completions.
 	MaxInFlight int
 	// PollInterval is the wait after a claim that returned fewer rows than
-	// asked. Defaults to 100ms.
+	// asked. Defaults to 100ms. While claims come back full, on a store with
+	// the ClaimAfter capability (pgstore), each claim starts after the last
+	// row of the one before it, and one claim in every PollInterval starts
+	// from the head again: a row that becomes due behind that position
+	// (released, lapsed, retried, or committed by a transaction that
+	// started earlier) waits at most about one PollInterval longer than a
+	// claim from the head would have made it.
 	PollInterval time.Duration
 	// IdlePollInterval is the wait after an empty claim, after a failed
 	// claim, and between circuit-breaker probes. Defaults to 1s, or to

@@ -144,6 +144,20 @@
 // key are not affected. A head past expires_at without a live lease can
 // never be published and blocks nothing.
 //
+// # Claims under a backlog
+//
+// A claim walks the pending partial index from its head. The rows the
+// claims before it leased stay in that index until their outcome is
+// written (the claim's update is heap-only), and each costs the walk a heap
+// fetch before the claim refuses it: 512 of them took a claim of 512 rows
+// from 3.4 to 4.2 ms. The store therefore reports the ClaimAfter
+// capability: right after a full claim, a dispatcher's next claim starts
+// after that claim's last (available_at, sequence), a row comparison the
+// index scan starts from; one claim per PollInterval, and the one after a
+// short claim from a position, starts from the head again, for the rows
+// that became due behind it. Per-key and plain claims both do this; fair
+// claims walk the tenant index and do not.
+//
 // # The zero-claim path
 //
 // While a dispatcher runs on the store in the same process (the dispatcher
