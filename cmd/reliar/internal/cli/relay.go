@@ -49,6 +49,7 @@ type relayFlags struct {
 	fair             string
 	maxPerTenant     int
 	noListen         bool
+	asyncCommit      bool
 
 	migrate             bool
 	noMaintainer        bool
@@ -164,6 +165,7 @@ func addRelayFlags(cmd *cobra.Command, f *relayFlags) {
 	fl.StringVar(&f.fair, "fair", "", "unordered, or tenant: every claim shared round-robin among the tenants with due rows; needs PostgreSQL (default unordered)")
 	flagval.Int(fl, &f.maxPerTenant, "max-in-flight-per-tenant", 0, "rows of one tenant a dispatcher holds at once; needs --fair tenant (default: no cap but --max-in-flight)", 0)
 	fl.BoolVar(&f.noListen, "no-listen", false, "do not LISTEN for new rows; poll only (PgBouncer in transaction pooling mode)")
+	fl.BoolVar(&f.asyncCommit, "async-commit", false, "commit claims and outcome writes without waiting for the disk (PostgreSQL; SQLite in WAL mode): a crash of the database's machine can republish, never lose, the last messages (RELIABILITY.md)")
 
 	fl.BoolVar(&f.migrate, "migrate", false, "apply the store's migrations at start-up")
 	fl.BoolVar(&f.noMaintainer, "no-maintainer", false, "do not run the maintainer (retention and expiry)")
@@ -207,7 +209,7 @@ func (f *relayFlags) config(app *App, flags *pflag.FlagSet) (relay.Config, error
 	}
 	cfg := relay.Config{
 		Store:        loc,
-		StoreOptions: storeurl.Options{Schema: f.db.schema, Logger: log, MaxConns: f.poolSize},
+		StoreOptions: storeurl.Options{Schema: f.db.schema, Logger: log, MaxConns: f.poolSize, AsyncCommit: f.asyncCommit},
 		Broker:       bl,
 		Dispatchers:  f.dispatchers,
 		Settings:     settings,

@@ -48,7 +48,7 @@ func TestRelayConfigFromFlags(t *testing.T) {
 		"--topic", "invoices", "--dispatchers", "3", "--batch-size", "7", "--max-in-flight", "9", "--poll-interval", "10ms",
 		"--idle-poll-interval", "20ms", "--lease", "40s", "--publish-timeout", "5s", "--store-timeout", "3s",
 		"--drain-timeout", "15s", "--max-attempts", "4", "--max-claims", "2", "--breaker-threshold", "off",
-		"--stats-interval", "off", "--ordering", "per-key", "--no-listen", "--migrate", "--published-retention", "forever",
+		"--stats-interval", "off", "--ordering", "per-key", "--no-listen", "--async-commit", "--migrate", "--published-retention", "forever",
 		"--dead-retention", "48h", "--maintenance-interval", "5s", "--events-file", "ev.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestRelayConfigFromFlags(t *testing.T) {
 	if m == nil || m.PublishedRetention != outbox.KeepForever || m.DeadRetention != 48*time.Hour || m.Interval != 5*time.Second {
 		t.Errorf("maintainer %+v, want published kept, dead 48h, every 5s", m)
 	}
-	if cfg.Dispatchers != 3 || !cfg.NoWakeups || !cfg.Migrate || cfg.EventsFile != "ev.jsonl" || cfg.Broker.Kind() != "kafka" ||
+	if cfg.Dispatchers != 3 || !cfg.NoWakeups || !cfg.StoreOptions.AsyncCommit || !cfg.Migrate || cfg.EventsFile != "ev.jsonl" || cfg.Broker.Kind() != "kafka" ||
 		cfg.StoreOptions.Schema != "billing" || cfg.MetricsAddr != relay.DefaultMetricsAddr {
 		t.Errorf("config %+v", cfg)
 	}
@@ -86,7 +86,7 @@ func TestRelayConfigDefaults(t *testing.T) {
 	if s := cfg.Settings; s != (outbox.Settings{}) || cfg.Dispatchers != 0 {
 		t.Errorf("settings %+v, dispatchers %d; want zero values", s, cfg.Dispatchers)
 	}
-	if cfg.Maintainer != nil || cfg.NoWakeups || cfg.Migrate {
+	if cfg.Maintainer != nil || cfg.NoWakeups || cfg.StoreOptions.AsyncCommit || cfg.Migrate {
 		t.Errorf("config %+v", cfg)
 	}
 	if cfg.Logger != app.Log() {

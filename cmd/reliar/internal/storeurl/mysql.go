@@ -64,6 +64,9 @@ func mysqlConfig(u *url.URL, raw string) (*mysql.Config, error) {
 }
 
 func (mysqlDriver) open(ctx context.Context, l Location, opts Options, scratch bool) (Backend, error) {
+	if opts.AsyncCommit {
+		return nil, fmt.Errorf("%w: the MariaDB store has no asynchronous commit; drop --async-commit", ErrBadOption)
+	}
 	if opts.Schema != "" && !scratch {
 		return nil, fmt.Errorf("%w: MariaDB's schema is the URL's database; drop --schema", ErrBadOption)
 	}

@@ -141,7 +141,9 @@ type Options struct {
 	// AsyncCommit commits the store's claims and outcome writes without
 	// waiting for the disk (sqlitestore.WithAsyncCommit,
 	// pgstore.WithAsyncCommit): a crash of the machine can undo the last
-	// of them, which republishes, never loses, a message.
+	// of them, which republishes, never loses, a message. The MariaDB
+	// store has no such mode and refuses it with an error matching
+	// ErrBadOption.
 	AsyncCommit bool
 }
 

@@ -309,6 +309,7 @@ func TestOpenErrors(t *testing.T) {
 		{"sqlite missing directory", "sqlite:///nonexistent-dir-for-reliar/x.db", Options{}, nil, "sqlitestore"},
 		{"mysql unreachable", "mysql://root:s3cret@127.0.0.1:1/test?timeout=2s", Options{}, nil, "connect to mysql://root:xxxxx@127.0.0.1:1/test"},
 		{"mysql schema", mysqlURL, Options{Schema: "s"}, ErrBadOption, "drop --schema"},
+		{"mysql async commit", mysqlURL, Options{AsyncCommit: true}, ErrBadOption, "drop --async-commit"},
 		{"mysql without database", "mysql://root@127.0.0.1:3306", Options{}, ErrBadURL, "no database name"},
 	}
 	for _, tt := range tests {
