@@ -95,7 +95,8 @@ type Capabilities struct {
 	// Handoff: the store implements Handoffer and was configured to use it.
 	Handoff bool
 	// ClaimAfter: Acquire honours AcquireRequest.After for FairnessUnordered
-	// claims, with either Ordering.
+	// claims, with either Ordering, and its records carry the AvailableAt
+	// and Envelope.Sequence that After names (Record.Position).
 	ClaimAfter bool
 }
 
