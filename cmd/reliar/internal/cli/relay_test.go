@@ -248,3 +248,28 @@ func TestRelayFairOnSQLite(t *testing.T) {
 		t.Errorf("the start-up line does not show the fairness settings:\n%s", r.stderr)
 	}
 }
+
+// TestRelayAsyncCommitOnMariaDB: the MariaDB store has no asynchronous
+// commit, so a relay asked for one, by flag or by environment, exits 2
+// saying so instead of starting without it.
+func TestRelayAsyncCommitOnMariaDB(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"flag", nil, []string{"--async-commit"}},
+		{"environment", map[string]string{"RELIAR_ASYNC_COMMIT": "true"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"relay", "--database-url", "mysql://root@127.0.0.1:3306/test", "--broker", natsURL,
+				"--metrics-addr", "127.0.0.1:0", "--no-maintainer"}, tt.args...)
+			r := run(t, tt.env, args...)
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if last := lines[len(lines)-1]; r.code != 2 || r.stdout != "" || !strings.Contains(last, "drop --async-commit") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 2, nothing, a last line saying to drop --async-commit", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
