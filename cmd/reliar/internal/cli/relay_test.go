@@ -270,6 +270,9 @@ func TestRelayAsyncCommitOnMariaDB(t *testing.T) {
 			if last := lines[len(lines)-1]; r.code != 2 || r.stdout != "" || !strings.Contains(last, "drop --async-commit") {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want 2, nothing, a last line saying to drop --async-commit", r.code, r.stdout, r.stderr)
 			}
+			if !strings.Contains(r.stderr, "async_commit=true") {
+				t.Errorf("the start-up line does not show async_commit=true:\n%s", r.stderr)
+			}
 		})
 	}
 }

@@ -73,7 +73,7 @@ func Run(ctx context.Context, cfg Config) error {
 	log.Info("relay starting", "store", cfg.Store.String(), "broker", cfg.Broker.String(),
 		"dispatchers", cfg.dispatchers(), "fair", cfg.Settings.Fairness.String(),
 		"max_in_flight_per_tenant", cfg.Settings.MaxInFlightPerTenant,
-		"listen", !cfg.NoWakeups, "maintainer", cfg.Maintainer != nil,
+		"listen", !cfg.NoWakeups, "async_commit", cfg.StoreOptions.AsyncCommit, "maintainer", cfg.Maintainer != nil,
 		"db_connections", connectionsText(pool, listener), "pool_size", pool, "listener_connections", listener)
 
 	d, err := connect(ctx, cfg, ready, log)
