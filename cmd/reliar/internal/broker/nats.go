@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -46,15 +46,24 @@ func parseNATS(raw string, o Options) (func(ctx context.Context) (*Broker, error
 func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker, error) {
 	// The handlers run on the connection's goroutine, possibly after Close:
 	// they stay quiet then, so that nothing is logged after the relay's
-	// last line.
-	var closed atomic.Bool
+	// last line. The check and the log hold mu, so that once shut has
+	// marked the connection closed no handler is still writing (a handler
+	// that had checked just before could otherwise log after Run returned).
+	var (
+		mu     sync.Mutex
+		closed bool
+	)
 	logIfOpen := func(level slog.Level, msg string, args ...any) {
-		if !closed.Load() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !closed {
 			log.Log(context.Background(), level, msg, args...)
 		}
 	}
 	shut := func(nc *nats.Conn) {
-		closed.Store(true)
+		mu.Lock()
+		closed = true
+		mu.Unlock()
 		nc.Close()
 	}
 	nc, err := nats.Connect(raw,
