@@ -244,6 +244,8 @@ type lockingConn struct {
 	// pinned is set while a caller that holds the lock runs a transaction
 	// of its own on this connection (the store's BEGIN IMMEDIATE).
 	pinned bool
+	// stmts are the statements the connection keeps prepared.
+	stmts stmtCache
 }
 
 // pinHeld marks conn, a connection of a handle opened by Open, as used by a
@@ -305,19 +307,21 @@ func (c *lockingConn) PrepareContext(ctx context.Context, query string) (driver.
 }
 
 func (c *lockingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.full().ExecContext(ctx, query, args)
+	return c.execCached(ctx, query, args)
 }
 
 func (c *lockingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.full().QueryContext(ctx, query, args)
+	return c.queryCached(ctx, query, args)
 }
 
 // Close releases the lock of a transaction that never ended (a connection
-// closed under it), then closes the driver's connection.
+// closed under it), finalizes the prepared statements, then closes the
+// driver's connection.
 func (c *lockingConn) Close() error {
 	if c.tx != nil {
 		c.tx.end()
 	}
+	c.stmts.close()
 	return c.Conn.Close()
 }
 

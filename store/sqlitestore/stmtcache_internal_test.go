@@ -1,0 +1,195 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// openOneConn opens a handle with Open, limited to one connection, with a
+// table t(k INTEGER PRIMARY KEY, v TEXT) holding three rows.
+func openOneConn(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "cache.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')`); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// cacheOf returns the statement cache of the handle's one connection.
+func cacheOf(t *testing.T, db *sql.DB) map[string]*cachedStmt {
+	t.Helper()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var out map[string]*cachedStmt
+	if err := conn.Raw(func(dc any) error {
+		lc, ok := dc.(*lockingConn)
+		if !ok {
+			return fmt.Errorf("connection is a %T, not a *lockingConn", dc)
+		}
+		out = lc.stmts.byQuery
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A statement run twice on a connection is prepared once.
+func TestStatementsStayPrepared(t *testing.T) {
+	db := openOneConn(t)
+	const q = `SELECT v FROM t WHERE k = ?`
+	var v string
+	if err := db.QueryRow(q, 2).Scan(&v); err != nil || v != "b" {
+		t.Fatalf("first run: %q, %v", v, err)
+	}
+	first := cacheOf(t, db)[q]
+	if first == nil {
+		t.Fatal("the statement is not kept prepared")
+	}
+	if err := db.QueryRow(q, 3).Scan(&v); err != nil || v != "c" {
+		t.Fatalf("second run: %q, %v", v, err)
+	}
+	if again := cacheOf(t, db)[q]; again != first {
+		t.Fatal("the statement was prepared again")
+	}
+	if _, err := db.Exec(`UPDATE t SET v = ? WHERE k = ?`, "x", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE t SET v = ? WHERE k = ?`, "y", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(q, 1).Scan(&v); err != nil || v != "y" {
+		t.Fatalf("after the updates: %q, %v", v, err)
+	}
+}
+
+// A statement whose rows are still open runs again unprepared, and both
+// results are whole.
+func TestStatementRunAgainWhileItsRowsAreOpen(t *testing.T) {
+	db := openOneConn(t)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const q = `SELECT k, v FROM t ORDER BY k`
+	outer, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for outer.Next() {
+		var k int
+		var v string
+		if err := outer.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		inner, err := conn.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for inner.Next() {
+			n++
+		}
+		if err := inner.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d%s:%d", k, v, n))
+	}
+	if err := outer.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := outer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[1a:3 2b:3 3c:3]"; fmt.Sprint(got) != want {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// The cache is bounded: the least recently used statement goes first, and
+// one whose rows are open when it goes still reads to the end.
+func TestStatementCacheIsBounded(t *testing.T) {
+	db := openOneConn(t)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const open = `SELECT v FROM t ORDER BY k`
+	rows, err := conn.QueryContext(ctx, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range stmtCacheSize + 10 {
+		var n int
+		if err := conn.QueryRowContext(ctx, fmt.Sprintf("SELECT %d", i)).Scan(&n); err != nil || n != i {
+			t.Fatalf("SELECT %d: %d, %v", i, n, err)
+		}
+	}
+	var vs []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(vs) != "[a b c]" {
+		t.Fatalf("the evicted statement's rows read %v", vs)
+	}
+	conn.Close()
+	cache := cacheOf(t, db)
+	if len(cache) > stmtCacheSize {
+		t.Fatalf("%d statements kept, more than %d", len(cache), stmtCacheSize)
+	}
+	if cache[open] != nil {
+		t.Fatal("the least recently used statement was kept")
+	}
+}
+
+// A prepared statement that failed runs again, and column types come
+// through.
+func TestPreparedStatementAfterAnError(t *testing.T) {
+	db := openOneConn(t)
+	const ins = `INSERT INTO t VALUES (?, ?)`
+	if _, err := db.Exec(ins, 1, "dup"); err == nil {
+		t.Fatal("a duplicate key was inserted")
+	}
+	if _, err := db.Exec(ins, 4, "d"); err != nil {
+		t.Fatalf("the statement after its failure: %v", err)
+	}
+	rows, err := db.Query(`SELECT k, v FROM t WHERE k = 4`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := types[0].DatabaseTypeName() + "," + types[1].DatabaseTypeName(); got != "INTEGER,TEXT" {
+		t.Fatalf("column types %s", got)
+	}
+}
