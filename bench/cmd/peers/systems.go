@@ -62,7 +62,8 @@ func systems(c config) lineup {
 	} else {
 		sqlite := []harness.System{reliarrun.SQLite().System(), reliarrun.SQLiteDemo().System(), riverrun.SQLiteTuned().System()}
 		pg := []harness.System{
-			reliarrun.Defaults().System(), reliarrun.Batch512().System(), reliarrun.Batch512Overlap().System(),
+			reliarrun.Defaults().System(), reliarrun.DefaultsBatch().System(),
+			reliarrun.Batch512().System(), reliarrun.Batch512Overlap().System(),
 			riverrun.Defaults().System(), riverrun.Tuned().System(),
 			watermillrun.Defaults().System(), watermillrun.Tuned().System(),
 		}

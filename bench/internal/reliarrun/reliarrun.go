@@ -150,7 +150,7 @@ func WithoutChecks() Variant {
 // store options, the table's fill factor, the MaxInFlight experiments and
 // two dispatchers.
 func Options() []Variant {
-	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100), WithoutTenantIndex(), WithoutHandoff(), WithoutChecks(), DefaultsBatch(),
+	return []Variant{AsyncCommit(), DeleteOnComplete(), AsyncDelete(), WithoutNotify(), Fillfactor(80), Fillfactor(100), WithoutTenantIndex(), WithoutHandoff(), WithoutChecks(),
 		InFlight(1024), InFlight(1536), InFlight(2048), TwoDispatchers()}
 }
 
