@@ -193,3 +193,38 @@ func TestPreparedStatementAfterAnError(t *testing.T) {
 		t.Fatalf("column types %s", got)
 	}
 }
+
+// A PRAGMA takes effect when SQLite compiles it; SQLite compiles a prepared
+// PRAGMA again at every run, so one run again from the cache still takes
+// effect, and a read of the setting is current (WithAsyncCommit switches
+// synchronous back and forth on a connection with exactly these statements).
+func TestCachedPragmaTakesEffectEachTime(t *testing.T) {
+	db := openOneConn(t)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	read := func() int {
+		var v int
+		if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for i := range 3 {
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(); got != 1 {
+			t.Fatalf("round %d: synchronous %d after setting NORMAL, want 1", i, got)
+		}
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = 2"); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(); got != 2 {
+			t.Fatalf("round %d: synchronous %d after setting FULL, want 2", i, got)
+		}
+	}
+}
