@@ -87,14 +87,15 @@ func (c *stmtCache) evictOldest() {
 	oldest.st.Close()
 }
 
-// close finalizes every statement; the connection is closing.
+// close finalizes every statement; the connection is closing. database/sql
+// never closes a connection whose rows are open, but should a statement
+// still be busy, it is left alone: finalizing it after the connection has
+// closed would touch freed memory.
 func (c *stmtCache) close() {
 	for q, s := range c.byQuery {
 		delete(c.byQuery, q)
 		if !s.busy {
 			s.st.Close()
-		} else {
-			s.evicted = true
 		}
 	}
 }

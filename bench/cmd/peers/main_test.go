@@ -82,7 +82,7 @@ func TestParseFlags(t *testing.T) {
 func TestSystems(t *testing.T) {
 	full, _ := parseFlags(nil, io.Discard)
 	l := systems(full)
-	if len(l.drain) != 14 || len(l.latency) != 10 || slices.ContainsFunc(names(l.latency), func(n string) bool { return strings.HasPrefix(n, "raw") }) {
+	if len(l.drain) != 15 || len(l.latency) != 11 || slices.ContainsFunc(names(l.latency), func(n string) bool { return strings.HasPrefix(n, "raw") }) {
 		t.Errorf("full: drain %q, latency %q", names(l.drain), names(l.latency))
 	}
 	if len(l.jetstream) != 7 || len(l.enqueueTx) != 7 || len(l.burst) != 3 {

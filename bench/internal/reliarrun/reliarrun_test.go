@@ -12,7 +12,7 @@ import (
 
 func TestVariants(t *testing.T) {
 	systems := []harness.System{SQLite().System(), SQLiteDemo().System(), SQLiteOneConn().System()}
-	for _, v := range append([]Variant{Defaults(), Batch512()}, Options()...) {
+	for _, v := range append([]Variant{Defaults(), DefaultsBatch(), Batch512()}, Options()...) {
 		systems = append(systems, v.System())
 	}
 	for _, sys := range systems {
