@@ -27,6 +27,18 @@ func openOneConn(t *testing.T) *sql.DB {
 	return db
 }
 
+// theConn takes the handle's one connection until the test ends or it is
+// closed.
+func theConn(t *testing.T, db *sql.DB) *sql.Conn {
+	t.Helper()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
 // cacheOf returns the statement cache of the handle's one connection.
 func cacheOf(t *testing.T, db *sql.DB) map[string]*cachedStmt {
 	t.Helper()
@@ -83,11 +95,7 @@ func TestStatementsStayPrepared(t *testing.T) {
 func TestStatementRunAgainWhileItsRowsAreOpen(t *testing.T) {
 	db := openOneConn(t)
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := theConn(t, db)
 	const q = `SELECT k, v FROM t ORDER BY k`
 	outer, err := conn.QueryContext(ctx, q)
 	if err != nil {
@@ -129,11 +137,7 @@ func TestStatementRunAgainWhileItsRowsAreOpen(t *testing.T) {
 func TestStatementCacheIsBounded(t *testing.T) {
 	db := openOneConn(t)
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := theConn(t, db)
 	const open = `SELECT v FROM t ORDER BY k`
 	rows, err := conn.QueryContext(ctx, open)
 	if err != nil {
@@ -201,11 +205,7 @@ func TestPreparedStatementAfterAnError(t *testing.T) {
 func TestCachedPragmaTakesEffectEachTime(t *testing.T) {
 	db := openOneConn(t)
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := theConn(t, db)
 	read := func() int {
 		var v int
 		if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&v); err != nil {
