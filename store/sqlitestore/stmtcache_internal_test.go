@@ -228,3 +228,66 @@ func TestCachedPragmaTakesEffectEachTime(t *testing.T) {
 		}
 	}
 }
+
+// A statement prepared before another process changed the table's schema
+// runs against the new schema: SQLite prepares it again when it sees the
+// change.
+func TestPreparedStatementAfterAnotherProcessChangesTheSchema(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "schema.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO t VALUES (1, 'a')`); err != nil {
+		t.Fatal(err)
+	}
+	const q = `SELECT * FROM t WHERE k = 1`
+	columns := func() []string {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if !rows.Next() {
+			t.Fatalf("no row: %v", rows.Err())
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]string, len(cols))
+		for i, c := range cols {
+			out[i] = fmt.Sprintf("%s=%v", c, vals[i])
+		}
+		return out
+	}
+	if got := fmt.Sprint(columns()); got != "[k=1 v=a]" {
+		t.Fatalf("before: %s", got)
+	}
+	// Another process: a handle of its own, through the driver alone.
+	other, err := sql.Open(DriverName, DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Exec(`ALTER TABLE t ADD COLUMN w TEXT NOT NULL DEFAULT 'z'`); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(columns()); got != "[k=1 v=a w=z]" {
+		t.Fatalf("after the other process added a column: %s", got)
+	}
+}
