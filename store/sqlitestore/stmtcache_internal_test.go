@@ -12,7 +12,13 @@ import (
 // table t(k INTEGER PRIMARY KEY, v TEXT) holding three rows.
 func openOneConn(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "cache.db"))
+	return openOneConnAt(t, filepath.Join(t.TempDir(), "cache.db"))
+}
+
+// openOneConnAt is openOneConn on the database file at path.
+func openOneConnAt(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,20 +239,8 @@ func TestCachedPragmaTakesEffectEachTime(t *testing.T) {
 // runs against the new schema: SQLite prepares it again when it sees the
 // change.
 func TestPreparedStatementAfterAnotherProcessChangesTheSchema(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "schema.db")
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(`CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`INSERT INTO t VALUES (1, 'a')`); err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(t.TempDir(), "schema.db")
+	db := openOneConnAt(t, path)
 	const q = `SELECT * FROM t WHERE k = 1`
 	columns := func() []string {
 		rows, err := db.Query(q)
