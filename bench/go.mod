@@ -4,7 +4,7 @@ go 1.26.0
 
 replace (
 	github.com/reliar/reliar => ..
-	github.com/reliar/reliar/publisher/nats => ../publisher/nats
+	github.com/reliar/reliar/publisher/natspub => ../publisher/natspub
 	github.com/reliar/reliar/store/pgstore => ../store/pgstore
 	github.com/reliar/reliar/store/sqlitestore => ../store/sqlitestore
 )
@@ -16,7 +16,7 @@ require (
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/reliar/reliar v0.0.0
-	github.com/reliar/reliar/publisher/nats v0.0.0
+	github.com/reliar/reliar/publisher/natspub v0.0.0
 	github.com/reliar/reliar/store/pgstore v0.0.0
 	github.com/reliar/reliar/store/sqlitestore v0.0.0
 	github.com/riverqueue/river v0.51.2
@@ -59,6 +59,6 @@ require (
 	modernc.org/sqlite v1.62.0 // indirect
 )
 
-replace github.com/reliar/reliar/observability/otel => ../observability/otel
+replace github.com/reliar/reliar/observability/otelobs => ../observability/otelobs
 
 replace github.com/reliar/reliar/publisher/internal/cetest => ../publisher/internal/cetest

@@ -17,7 +17,7 @@ require (
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
-	github.com/reliar/reliar/publisher/nats v0.0.0
+	github.com/reliar/reliar/publisher/natspub v0.0.0
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
@@ -26,8 +26,8 @@ require (
 
 replace (
 	github.com/reliar/reliar => ..
-	github.com/reliar/reliar/observability/otel => ../observability/otel
+	github.com/reliar/reliar/observability/otelobs => ../observability/otelobs
 	github.com/reliar/reliar/publisher/internal/cetest => ../publisher/internal/cetest
-	github.com/reliar/reliar/publisher/nats => ../publisher/nats
+	github.com/reliar/reliar/publisher/natspub => ../publisher/natspub
 	github.com/reliar/reliar/store/pgstore => ../store/pgstore
 )

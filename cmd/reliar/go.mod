@@ -15,12 +15,12 @@ require (
 	github.com/rabbitmq/amqp091-go v1.16.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/reliar/reliar v0.0.0
-	github.com/reliar/reliar/observability/otel v0.0.0
-	github.com/reliar/reliar/observability/prometheus v0.0.0
-	github.com/reliar/reliar/publisher/amqp v0.0.0
-	github.com/reliar/reliar/publisher/kafka v0.0.0
-	github.com/reliar/reliar/publisher/nats v0.0.0
-	github.com/reliar/reliar/publisher/redis v0.0.0
+	github.com/reliar/reliar/observability/otelobs v0.0.0
+	github.com/reliar/reliar/observability/promobs v0.0.0
+	github.com/reliar/reliar/publisher/amqppub v0.0.0
+	github.com/reliar/reliar/publisher/kafkapub v0.0.0
+	github.com/reliar/reliar/publisher/natspub v0.0.0
+	github.com/reliar/reliar/publisher/redispub v0.0.0
 	github.com/reliar/reliar/store/mysqlstore v0.0.0
 	github.com/reliar/reliar/store/pgstore v0.0.0
 	github.com/reliar/reliar/store/sqlitestore v0.0.0
@@ -98,11 +98,11 @@ require (
 
 replace (
 	github.com/reliar/reliar => ../..
-	github.com/reliar/reliar/observability/prometheus => ../../observability/prometheus
-	github.com/reliar/reliar/publisher/amqp => ../../publisher/amqp
-	github.com/reliar/reliar/publisher/kafka => ../../publisher/kafka
-	github.com/reliar/reliar/publisher/nats => ../../publisher/nats
-	github.com/reliar/reliar/publisher/redis => ../../publisher/redis
+	github.com/reliar/reliar/observability/promobs => ../../observability/promobs
+	github.com/reliar/reliar/publisher/amqppub => ../../publisher/amqppub
+	github.com/reliar/reliar/publisher/kafkapub => ../../publisher/kafkapub
+	github.com/reliar/reliar/publisher/natspub => ../../publisher/natspub
+	github.com/reliar/reliar/publisher/redispub => ../../publisher/redispub
 	github.com/reliar/reliar/store/mysqlstore => ../../store/mysqlstore
 	github.com/reliar/reliar/store/pgstore => ../../store/pgstore
 	github.com/reliar/reliar/store/sqlitestore => ../../store/sqlitestore
@@ -112,4 +112,4 @@ replace github.com/reliar/reliar/publisher/webhook => ../../publisher/webhook
 
 replace github.com/reliar/reliar/publisher/internal/cetest => ../../publisher/internal/cetest
 
-replace github.com/reliar/reliar/observability/otel => ../../observability/otel
+replace github.com/reliar/reliar/observability/otelobs => ../../observability/otelobs

@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"testing"
 
-	natspub "github.com/reliar/reliar/publisher/nats"
+	"github.com/reliar/reliar/publisher/natspub"
 )
 
 // TestRelayRenamesReservedHeadersOfPlainSQLRows: a row written by plain

@@ -17,7 +17,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/reliar/reliar"
-	reliarotel "github.com/reliar/reliar/observability/otel"
+	"github.com/reliar/reliar/observability/otelobs"
 	"github.com/reliar/reliar/store/pgstore"
 )
 
@@ -29,7 +29,7 @@ type orderPlaced struct {
 func (orderPlaced) MessageType() string { return "orders.placed" }
 
 // The span names the relay exports.
-var relaySpanNames = []string{reliarotel.ClaimSpanName, reliarotel.PublishSpanName, reliarotel.OutcomeSpanName}
+var relaySpanNames = []string{otelobs.ClaimSpanName, otelobs.PublishSpanName, otelobs.OutcomeSpanName}
 
 // enqueued is what the OTLP tests enqueued: message ids and the trace
 // context each was enqueued under.
@@ -44,7 +44,7 @@ func enqueueTraced(t *testing.T, db *pgEnv, n int) enqueued {
 	ctx := t.Context()
 	// Process-wide, and harmless to the other tests: a context without a
 	// span gives an empty trace.
-	reliarotel.InstallTraceExtractor(nil)
+	otelobs.InstallTraceExtractor(nil)
 	store, err := pgstore.New(ctx, db.pool, pgstore.WithSchema(db.schema))
 	if err != nil {
 		t.Fatal(err)
@@ -148,9 +148,9 @@ func TestRelayExportsOTLP(t *testing.T) {
 			sent := enqueueTraced(t, db, messages)
 			p := startRelayEnv(t, otelEnv(tt.env(rcv)...), relayArgs(db, js)...)
 			waitFor(t, "every message in the stream", func() bool { return js.messages(t) == len(sent) })
-			waitFor(t, "a publish span per message", func() bool { return len(rcv.spansNamed(reliarotel.PublishSpanName)) >= len(sent) })
+			waitFor(t, "a publish span per message", func() bool { return len(rcv.spansNamed(otelobs.PublishSpanName)) >= len(sent) })
 			waitFor(t, "the published count", func() bool { n, _ := rcv.sum("reliar.outbox.published"); return n == int64(len(sent)) })
-			waitFor(t, "an outcome span", func() bool { return len(rcv.spansNamed(reliarotel.OutcomeSpanName)) > 0 })
+			waitFor(t, "an outcome span", func() bool { return len(rcv.spansNamed(otelobs.OutcomeSpanName)) > 0 })
 
 			checkPublishSpans(t, rcv, sent, "nats")
 			checkRelaySpans(t, rcv)
@@ -201,7 +201,7 @@ func TestRelayExportsOTLP(t *testing.T) {
 func checkPublishSpans(t *testing.T, rcv *otlpReceiver, sent enqueued, system string) {
 	t.Helper()
 	seen := map[string]bool{}
-	for _, s := range rcv.spansNamed(reliarotel.PublishSpanName) {
+	for _, s := range rcv.spansNamed(otelobs.PublishSpanName) {
 		a := spanAttrs(s.Span)
 		id := a["messaging.message.id"]
 		want, ok := sent[id]
@@ -219,8 +219,8 @@ func checkPublishSpans(t *testing.T, rcv *otlpReceiver, sent enqueued, system st
 		if s.GetKind() != tracepb.Span_SPAN_KIND_PRODUCER || a["messaging.system"] != system || a["messaging.operation.type"] != "send" {
 			t.Errorf("message %s: publish span kind %v, attributes %v; want producer, %s, send", id, s.GetKind(), a, system)
 		}
-		if s.scope != reliarotel.ScopeName {
-			t.Errorf("publish span scope %q, want %q", s.scope, reliarotel.ScopeName)
+		if s.scope != otelobs.ScopeName {
+			t.Errorf("publish span scope %q, want %q", s.scope, otelobs.ScopeName)
 		}
 	}
 	if len(seen) != len(sent) {
@@ -232,7 +232,7 @@ func checkPublishSpans(t *testing.T, rcv *otlpReceiver, sent enqueued, system st
 // rows, and every outcome write recorded completions.
 func checkRelaySpans(t *testing.T, rcv *otlpReceiver) {
 	t.Helper()
-	claims := rcv.spansNamed(reliarotel.ClaimSpanName)
+	claims := rcv.spansNamed(otelobs.ClaimSpanName)
 	if len(claims) == 0 {
 		t.Fatal("no claim span")
 	}
@@ -241,7 +241,7 @@ func checkRelaySpans(t *testing.T, rcv *otlpReceiver) {
 			t.Errorf("claim span without reliar.worker.id: %v", a)
 		}
 	}
-	for _, s := range rcv.spansNamed(reliarotel.OutcomeSpanName) {
+	for _, s := range rcv.spansNamed(otelobs.OutcomeSpanName) {
 		a := spanAttrs(s.Span)
 		if a["messaging.operation.name"] != "complete" || a["messaging.operation.type"] != "settle" || a["messaging.system"] != "nats" {
 			t.Errorf("outcome span attributes %v, want complete, settle, nats", a)

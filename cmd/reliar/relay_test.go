@@ -18,7 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/reliar/reliar/outbox"
-	kafkapub "github.com/reliar/reliar/publisher/kafka"
+	"github.com/reliar/reliar/publisher/kafkapub"
 	"github.com/reliar/reliar/publisher/webhook"
 	"github.com/reliar/reliar/store/pgstore"
 )

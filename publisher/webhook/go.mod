@@ -31,4 +31,4 @@ replace (
 	github.com/reliar/reliar/publisher/internal/cetest => ../internal/cetest
 )
 
-replace github.com/reliar/reliar/observability/otel => ../../observability/otel
+replace github.com/reliar/reliar/observability/otelobs => ../../observability/otelobs

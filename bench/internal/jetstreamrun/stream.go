@@ -1,5 +1,5 @@
 // Package jetstreamrun runs the drain scenario through NATS JetStream:
-// Reliar's dispatcher with publisher/nats, and a hand-written PostgreSQL →
+// Reliar's dispatcher with publisher/natspub, and a hand-written PostgreSQL →
 // JetStream loop (the raw SQL loop publishing asynchronously with
 // Nats-Msg-Id and waiting for every acknowledgement). Each run gets its own
 // stream; a plain NATS subscription on the stream's subjects feeds the sink.

@@ -14,10 +14,10 @@ import (
 	"github.com/reliar/reliar/bench/internal/rawsql"
 	"github.com/reliar/reliar/bench/internal/reliarrun"
 	"github.com/reliar/reliar/bench/internal/sink"
-	natspub "github.com/reliar/reliar/publisher/nats"
+	"github.com/reliar/reliar/publisher/natspub"
 )
 
-// Reliar is Reliar variant v publishing through publisher/nats to a stream
+// Reliar is Reliar variant v publishing through publisher/natspub to a stream
 // of the given storage (File or Memory).
 func Reliar(url string, v reliarrun.Variant, storage Storage) harness.System {
 	name := v.Name + " → jetstream" + storage.suffix()

@@ -32,7 +32,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
-	natspub "github.com/reliar/reliar/publisher/nats"
+	"github.com/reliar/reliar/publisher/natspub"
 	"github.com/reliar/reliar/store/pgstore"
 )
 

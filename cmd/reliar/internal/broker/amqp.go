@@ -11,7 +11,7 @@ import (
 	amqp091 "github.com/rabbitmq/amqp091-go"
 
 	"github.com/reliar/reliar"
-	amqppub "github.com/reliar/reliar/publisher/amqp"
+	"github.com/reliar/reliar/publisher/amqppub"
 )
 
 // Settings of the RabbitMQ connections.
@@ -113,7 +113,7 @@ func (p *amqpProbe) check(ctx context.Context) error {
 		Properties: amqp091.Table{"connection_name": "reliar relay readiness"},
 	})
 	if err != nil {
-		return fmt.Errorf("amqp: not connected: %w", err)
+		return fmt.Errorf("amqppub: not connected: %w", err)
 	}
 	p.conn = conn
 	return nil

@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	kafkapub "github.com/reliar/reliar/publisher/kafka"
+	"github.com/reliar/reliar/publisher/kafkapub"
 )
 
 // defaultKafkaTopic is the topic of every message when --topic is not given.
@@ -87,7 +87,7 @@ func openKafka(brokers []string, opts []kafkapub.Option) (*Broker, error) {
 		Publisher: pub,
 		check: func(ctx context.Context) error {
 			if err := client.Ping(ctx); err != nil {
-				return fmt.Errorf("kafka: %w", err)
+				return fmt.Errorf("kafkapub: %w", err)
 			}
 			return nil
 		},

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	natspub "github.com/reliar/reliar/publisher/nats"
+	"github.com/reliar/reliar/publisher/natspub"
 )
 
 // NATS connection settings: reconnect forever, so that a broker outage of
@@ -81,12 +81,12 @@ func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker,
 		nats.ReconnectHandler(func(*nats.Conn) { logIfOpen(slog.LevelInfo, "nats reconnected") }),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("nats: connect: %w", err)
+		return nil, fmt.Errorf("natspub: connect: %w", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		shut(nc)
-		return nil, fmt.Errorf("nats: jetstream: %w", err)
+		return nil, fmt.Errorf("natspub: jetstream: %w", err)
 	}
 	pub, err := natspub.New(js, natspub.WithSubjectPrefix(prefix))
 	if err != nil {
@@ -97,7 +97,7 @@ func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker,
 		Publisher: pub,
 		check: func(context.Context) error {
 			if !nc.IsConnected() {
-				return fmt.Errorf("nats: not connected (%s)", strings.ToLower(nc.Status().String()))
+				return fmt.Errorf("natspub: not connected (%s)", strings.ToLower(nc.Status().String()))
 			}
 			return nil
 		},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	redispub "github.com/reliar/reliar/publisher/redis"
+	"github.com/reliar/reliar/publisher/redispub"
 )
 
 // parseRedis checks a redis:// or rediss:// URL and the stream option.
@@ -43,7 +43,7 @@ func openRedis(ropts *redis.Options, opts []redispub.Option) (*Broker, error) {
 		Publisher: pub,
 		check: func(ctx context.Context) error {
 			if err := client.Ping(ctx).Err(); err != nil {
-				return fmt.Errorf("redis: %w", err)
+				return fmt.Errorf("redispub: %w", err)
 			}
 			return nil
 		},

@@ -21,7 +21,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
-	reliarotel "github.com/reliar/reliar/observability/otel"
+	"github.com/reliar/reliar/observability/otelobs"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -35,8 +35,8 @@ type telemetry struct {
 	log     *slog.Logger
 	tp      *sdktrace.TracerProvider
 	mp      *sdkmetric.MeterProvider
-	tracer  *reliarotel.Tracer
-	metrics *reliarotel.Metrics
+	tracer  *otelobs.Tracer
+	metrics *otelobs.Metrics
 	// traceHealth and metricHealth watch each signal's exports.
 	traceHealth, metricHealth *exportHealth
 	// budget bounds the flush at shutdown, counted from when the relay was
@@ -77,11 +77,11 @@ func startTelemetry(ctx context.Context, lookup func(string) (string, bool), cfg
 		t.traceHealth = cs.health(s)
 		t.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res),
 			sdktrace.WithBatcher(watchedSpanExporter{SpanExporter: exp, health: t.traceHealth}))
-		var opts []reliarotel.Option
+		var opts []otelobs.Option
 		if system := messagingSystem(cfg.Broker.Kind()); system != "" {
-			opts = append(opts, reliarotel.WithMessagingSystem(system))
+			opts = append(opts, otelobs.WithMessagingSystem(system))
 		}
-		if t.tracer, err = reliarotel.NewTracer(t.tp, opts...); err != nil {
+		if t.tracer, err = otelobs.NewTracer(t.tp, opts...); err != nil {
 			t.shutdownNow()
 			return nil, exitcode.FailureError(fmt.Errorf("OpenTelemetry traces: %w", err))
 		}
@@ -97,7 +97,7 @@ func startTelemetry(ctx context.Context, lookup func(string) (string, bool), cfg
 		// OTEL_METRIC_EXPORT_INTERVAL and OTEL_METRIC_EXPORT_TIMEOUT.
 		t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
 			sdkmetric.WithReader(sdkmetric.NewPeriodicReader(watchedMetricExporter{Exporter: exp, health: t.metricHealth})))
-		if t.metrics, err = reliarotel.NewMetrics(t.mp.Meter(reliarotel.ScopeName)); err != nil {
+		if t.metrics, err = otelobs.NewMetrics(t.mp.Meter(otelobs.ScopeName)); err != nil {
 			t.shutdownNow()
 			return nil, exitcode.FailureError(fmt.Errorf("OpenTelemetry metrics: %w", err))
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
-	reliarprom "github.com/reliar/reliar/observability/prometheus"
+	"github.com/reliar/reliar/observability/promobs"
 	"github.com/reliar/reliar/outbox"
 )
 
@@ -55,7 +55,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics, err := reliarprom.New(reg)
+	metrics, err := promobs.New(reg)
 	if err != nil {
 		return exitcode.FailureError(fmt.Errorf("metrics: %w", err))
 	}

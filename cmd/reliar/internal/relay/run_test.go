@@ -252,7 +252,7 @@ func TestRunDroppedTable(t *testing.T) {
 // running but not ready; a RabbitMQ that does not answer keeps it starting.
 func TestRunBrokerDown(t *testing.T) {
 	tests := []struct{ name, url, want string }{
-		{"nats", "nats://127.0.0.1:1", "broker: nats: not connected"},
+		{"nats", "nats://127.0.0.1:1", "broker: natspub: not connected"},
 		{"amqp", "amqp://guest:guest@127.0.0.1:1/", "starting: broker: amqp"},
 	}
 	for _, tt := range tests {
