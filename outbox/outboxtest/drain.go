@@ -59,10 +59,11 @@ func Drain(ctx context.Context, t TB, store outbox.Store, pub reliar.Publisher, 
 func waitDrained(ctx context.Context, store outbox.Store, changed <-chan struct{}, ran chan error) (outbox.Stats, error) {
 	var st outbox.Stats
 	for {
-		var err error
-		if st, err = store.Stats(ctx); err != nil {
-			return st, err
+		cur, err := store.Stats(ctx)
+		if err != nil {
+			return st, err // the last counts read
 		}
+		st = cur
 		if st.Due == 0 && st.Leased == 0 {
 			return st, nil
 		}
