@@ -40,6 +40,7 @@ func placed(id string, total int64, key, tenant string) reliar.Outgoing {
 }
 
 func TestRequireEnqueuedTxSeesTheUncommittedMessages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, store := newStore(t)
 	tx, err := pool.Begin(ctx)
@@ -83,6 +84,7 @@ func TestRequireEnqueuedTxSeesTheUncommittedMessages(t *testing.T) {
 // A transaction that rolls back enqueues nothing: afterwards no
 // transaction sees its messages, and the rolled-back one cannot be read.
 func TestRolledBackTransactionEnqueuesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, store := newStore(t)
 	tx, err := pool.Begin(ctx)
@@ -113,6 +115,7 @@ func TestRolledBackTransactionEnqueuesNothing(t *testing.T) {
 }
 
 func TestSQLTxAssertions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, store := newStore(t)
 	db := stdlib.OpenDBFromPool(pool)
@@ -150,6 +153,7 @@ func TestSQLTxAssertions(t *testing.T) {
 // A row another program inserted with plain SQL, only the required columns
 // set, is read the way a claim reads it.
 func TestPlainSQLRowIsRead(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, store := newStore(t)
 	tx, err := pool.Begin(ctx)
@@ -171,6 +175,7 @@ func TestPlainSQLRowIsRead(t *testing.T) {
 // What the kit reads from the transaction is what the dispatcher
 // publishes once it commits.
 func TestReadEnvelopeIsThePublishedEnvelope(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pool, store := newStore(t)
@@ -218,6 +223,7 @@ func TestReadEnvelopeIsThePublishedEnvelope(t *testing.T) {
 // Drain on PostgreSQL: every committed message is published, a permanent
 // failure goes dead, and Drain returns once nothing is due or leased.
 func TestDrainOnPostgres(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pool, store := newStore(t)
