@@ -2,6 +2,7 @@ package pgstoretest_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -14,8 +15,12 @@ import (
 	"github.com/reliar/reliar/store/pgstore/pgstoretest"
 )
 
-// The store is the Enqueuer a handler depends on.
-var _ outbox.Enqueuer[pgx.Tx] = (*pgstore.Store)(nil)
+// The store is the Enqueuer a handler depends on, for pgx and for
+// database/sql.
+var (
+	_ outbox.Enqueuer[pgx.Tx]  = (*pgstore.Store)(nil)
+	_ outbox.Enqueuer[*sql.Tx] = pgstore.SQLEnqueuer{}
+)
 
 type orderPlaced struct {
 	OrderID string `json:"order_id"`
@@ -125,7 +130,8 @@ func TestSQLTxAssertions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := store.EnqueueSQL(ctx, tx, placed("o-1", 100, "c-1", "acme"), reliar.NewMsg(orderCancelled{OrderID: "o-1"}))
+	var out outbox.Enqueuer[*sql.Tx] = store.SQL()
+	ids, err := out.Enqueue(ctx, tx, placed("o-1", 100, "c-1", "acme"), reliar.NewMsg(orderCancelled{OrderID: "o-1"}))
 	if err != nil {
 		t.Fatal(err)
 	}
