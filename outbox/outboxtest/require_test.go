@@ -175,3 +175,28 @@ func TestRequireManyEnqueuedOneTooMany(t *testing.T) {
 type otherMessage struct{}
 
 func (otherMessage) MessageType() string { return "audit.logged" }
+
+// textSerializer writes bodies as plain text, which the assertions do not
+// decode.
+type textSerializer struct{}
+
+func (textSerializer) ContentType() string { return "text/plain" }
+
+func (textSerializer) Serialize(body any) ([]byte, error) {
+	return []byte(body.(orderPlaced).OrderID), nil
+}
+
+func TestRequireEnqueuedLeavesAnotherContentTypeUndecoded(t *testing.T) {
+	f := outboxtest.FakeEnqueuer[struct{}]{Serializer: textSerializer{}}
+	if _, err := f.Enqueue(context.Background(), struct{}{}, reliar.NewMsg(orderPlaced{OrderID: "o-1"})); err != nil {
+		t.Fatal(err)
+	}
+	var rt recordTB
+	got := outboxtest.RequireEnqueued[orderPlaced](&rt, f.Enqueued(), &outboxtest.RequireOpts{
+		Payload: func(p []byte) bool { return string(p) == "o-1" },
+	})
+	rt.passed(t)
+	if got.Body != (orderPlaced{}) || string(got.Envelope.Payload) != "o-1" || got.Envelope.ContentType != "text/plain" {
+		t.Fatalf("found %+v", got)
+	}
+}

@@ -229,3 +229,23 @@ func TestReadEnvelopeIsThePublishedEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// A row no claim could decode fails the assertion, naming the row, rather
+// than being skipped.
+func TestUndecodableRowFails(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, store := newStore(t)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (id, message_type, payload, metadata) VALUES (?, 'orders.placed', X'7B7D', '{not json')`,
+		reliar.NewMessageID().String()); err != nil {
+		t.Fatal(err)
+	}
+	var rt recordTB
+	sqlitestoretest.RequireNotEnqueuedTx[orderPlaced](ctx, &rt, store, tx, nil)
+	mustContain(t, rt.failed(t), "sqlitestoretest: read the outbox: row of sequence 1:", "metadata")
+}
