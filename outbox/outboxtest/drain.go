@@ -16,7 +16,9 @@ import (
 //
 // Rows that failed and wait for a retry are scheduled, not due: Drain
 // returns with them pending (Stats.Scheduled counts them), and dead rows
-// count as done. Drain fails t when the dispatcher cannot be created or
+// count as done. While the circuit breaker is open (BreakerThreshold
+// transient failures in a row) the dispatcher probes one row per
+// IdlePollInterval, and Drain waits for it. Drain fails t when the dispatcher cannot be created or
 // stops with an error, when Stats fails, or when ctx ends first (give it a
 // deadline). A WithEvents or WithTracer among opts is replaced by Drain's
 // own.

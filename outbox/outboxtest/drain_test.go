@@ -186,3 +186,33 @@ func TestRecordingPublisherCopies(t *testing.T) {
 		t.Fatalf("recorded %q %v, changed with the original", got.Payload, got.Headers)
 	}
 }
+
+// Drain waits on the dispatcher's claims and outcome writes, not on a
+// timer: with poll intervals of an hour it still returns as soon as the
+// last outcome is written.
+func TestDrainNeedsNoPollInterval(t *testing.T) {
+	ctx := deadline(t)
+	store := newMemstore(t)
+	for i := range 40 {
+		if _, err := store.Enqueue(ctx, reliar.NewMsg(orderPlaced{Total: int64(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pub outboxtest.RecordingPublisher
+	st := outboxtest.Drain(ctx, t, store, &pub, outbox.Settings{
+		BatchSize: 16, MaxInFlight: 16, PollInterval: time.Hour, IdlePollInterval: time.Hour,
+	})
+	if st.Pending != 0 || len(pub.Published()) != 40 {
+		t.Fatalf("stats %+v, published %d", st, len(pub.Published()))
+	}
+}
+
+func TestRecordingPublisherRecordsACancelledCall(t *testing.T) {
+	var pub outboxtest.RecordingPublisher
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := pub.Publish(ctx, &reliar.SerializedEnvelope{MessageType: "t"})
+	if !errors.Is(err, context.Canceled) || len(pub.Attempts()) != 1 || len(pub.Published()) != 0 {
+		t.Fatalf("err %v, attempts %d, published %d", err, len(pub.Attempts()), len(pub.Published()))
+	}
+}

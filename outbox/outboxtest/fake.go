@@ -21,8 +21,9 @@ import (
 // succeeds. Code whose rollback path matters is tested against a real store
 // with the stores' test kits.
 type FakeEnqueuer[Tx any] struct {
-	// Store, when set, also receives every message, so that Drain can
-	// publish what the code under test enqueued.
+	// Store, when set, also receives every message (encoded with the
+	// store's own serializer), so that Drain can publish what the code
+	// under test enqueued.
 	Store *memstore.Store
 	// Serializer encodes bodies. Defaults to reliar.JSON.
 	Serializer reliar.Serializer
@@ -31,6 +32,7 @@ type FakeEnqueuer[Tx any] struct {
 	Err error
 
 	mu    sync.Mutex
+	seq   int64 // the last sequence given, as a store numbers its rows
 	calls []EnqueueCall[Tx]
 }
 
@@ -71,6 +73,10 @@ func (f *FakeEnqueuer[Tx]) Enqueue(ctx context.Context, tx Tx, msgs ...reliar.Ou
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for i := range call.Messages {
+		f.seq++
+		call.Messages[i].Sequence = f.seq
+	}
 	f.calls = append(f.calls, call)
 	return ids, nil
 }

@@ -38,8 +38,13 @@ func TestFakeEnqueuerRecordsCallsWithTheirTransaction(t *testing.T) {
 		t.Fatalf("recorded id %s, returned %s", calls[0].Messages[0].ID, ids[0])
 	}
 	var rt recordTB
-	outboxtest.RequireManyEnqueued(&rt, f.Enqueued(), []outboxtest.Expected{{Type: "orders.placed"}, {Type: "orders.cancelled"}, {Type: "orders.placed"}})
+	all := outboxtest.RequireManyEnqueued(&rt, f.Enqueued(), []outboxtest.Expected{{Type: "orders.placed"}, {Type: "orders.cancelled"}, {Type: "orders.placed"}})
 	rt.passed(t)
+	for i, e := range all {
+		if e.Sequence != int64(i+1) {
+			t.Errorf("message %d has sequence %d", i+1, e.Sequence)
+		}
+	}
 }
 
 func TestFakeEnqueuerRefusesWhatAStoreRefuses(t *testing.T) {

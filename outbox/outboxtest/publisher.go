@@ -57,17 +57,17 @@ func (p *RecordingPublisher) FailType(messageType string, kind reliar.FailureKin
 }
 
 // Publish records env and returns nil, or the failure a FailWhen rule
-// gives it.
+// gives it, or the error of a context that already ended.
 func (p *RecordingPublisher) Publish(ctx context.Context, env *reliar.SerializedEnvelope) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	a := Attempt{Envelope: *env}
+	a := Attempt{Envelope: *env, Err: ctx.Err()}
 	a.Envelope.Payload = append([]byte(nil), env.Payload...)
 	a.Envelope.Headers = maps.Clone(env.Headers)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i := range p.rules {
+		if a.Err != nil {
+			break // the context ended: no broker would have taken it
+		}
 		r := &p.rules[i]
 		if r.times == 0 || !r.match(env) {
 			continue
