@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"os"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -18,20 +20,34 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// serverConfig is the local MariaDB as root, without a database.
-func serverConfig() *mysql.Config {
+// serverConfig is the test server without a database: the DSN in
+// RELIAR_TEST_MYSQL_DSN, as mysqlstore's own tests read it, or the local
+// MariaDB as root.
+func serverConfig() (*mysql.Config, error) {
+	if dsn := os.Getenv("RELIAR_TEST_MYSQL_DSN"); dsn != "" {
+		cfg, err := mysql.ParseDSN(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("RELIAR_TEST_MYSQL_DSN: %w", err)
+		}
+		cfg.DBName = ""
+		cfg.ParseTime = true
+		return cfg, nil
+	}
 	cfg := mysql.NewConfig()
 	cfg.User = "root"
 	cfg.Net = "tcp"
 	cfg.Addr = "127.0.0.1:3306"
 	cfg.ParseTime = true
-	return cfg
+	return cfg, nil
 }
 
 // newDatabase creates a database of its own and returns a handle on it and
 // a function that drops it.
 func newDatabase(ctx context.Context) (*sql.DB, func(), error) {
-	cfg := serverConfig()
+	cfg, err := serverConfig()
+	if err != nil {
+		return nil, nil, err
+	}
 	admin, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		return nil, nil, err
