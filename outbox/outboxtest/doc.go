@@ -18,5 +18,8 @@
 //     outcome is written, without sleeping.
 //
 // Every helper takes a TB, which *testing.T satisfies, so that a test can
-// check its failure messages too.
+// check its failure messages too. A failure message shows each message's
+// id, type, ordering key and tenant, and up to 96 bytes of its payload when
+// the payload is printable text: test output, never a log of a running
+// service.
 package outboxtest
