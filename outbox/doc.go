@@ -145,4 +145,12 @@
 // would turn a possible duplicate into a certain one). Run returns by D. A
 // publisher or store that ignores its context can leave its goroutine
 // running past D.
+//
+// # Testing code that enqueues
+//
+// A handler takes the outbox as an Enqueuer[Tx] rather than a concrete
+// store; its tests hand it the store, or outboxtest.FakeEnqueuer. Package
+// outboxtest and the stores' test kits (pgstoretest, sqlitestoretest,
+// mysqlstoretest) assert what a transaction enqueued, record what a
+// dispatcher publishes and run one until the outbox is drained.
 package outbox

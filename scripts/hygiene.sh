@@ -55,12 +55,14 @@ import (
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
 	"github.com/reliar/reliar/outbox/memstore"
+	"github.com/reliar/reliar/outbox/outboxtest"
 )
 
 func main() {
 	_ = outbox.DefaultSettings()
 	_, _ = memstore.New()
 	_ = reliar.NewMessageID()
+	var _ reliar.Publisher = new(outboxtest.RecordingPublisher)
 }
 SRC
 cd "$tmp"

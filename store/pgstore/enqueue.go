@@ -174,3 +174,16 @@ func enqueueErr(err error) error {
 	}
 	return wrapErr("enqueue", err)
 }
+
+// SQLEnqueuer is a store's EnqueueSQL under the name Enqueue, so that code
+// on database/sql can depend on outbox.Enqueuer[*sql.Tx] (the Store itself
+// is an outbox.Enqueuer[pgx.Tx]). Get one from Store.SQL.
+type SQLEnqueuer struct{ s *Store }
+
+// SQL returns the store as an enqueuer of *sql.Tx transactions.
+func (s *Store) SQL() SQLEnqueuer { return SQLEnqueuer{s: s} }
+
+// Enqueue calls the store's EnqueueSQL.
+func (e SQLEnqueuer) Enqueue(ctx context.Context, tx *sql.Tx, msgs ...reliar.Outgoing) ([]reliar.MessageID, error) {
+	return e.s.EnqueueSQL(ctx, tx, msgs...)
+}

@@ -1,7 +1,8 @@
 // Package outboxsql holds what outbox stores built on database/sql
 // (sqlitestore and mysqlstore) share: the raw row and its decoding, the multi-row INSERT
 // of Enqueue, the dead-letter page, the migration files, the options every
-// store takes and the JSON arguments of the lease-fenced writes.
+// store takes, the JSON arguments of the lease-fenced writes, and the
+// whole-table reads of the stores' test kits (ReadAll, DecodeAll).
 //
 // Each store keeps its SQL and its error type. What differs between the
 // dialects is passed in: how a time is stored (a [TimeCodec]), the INSERT's
