@@ -37,9 +37,11 @@ func newDoctorCommand(app *App) *cobra.Command {
 with a verdict (ok, warn or red) and, when not ok, why it matters and a fix:
 
   schema version      reliar_migrations against the version this release needs
-  indexes             the store's six indexes present and valid
+  indexes             the store's seven indexes present and valid
   claim plan          EXPLAIN of the claim, sequential scans disabled (in a
-                      rolled-back transaction), so a small healthy table is ok
+                      rolled-back transaction), so a small healthy table is
+                      ok; not judged before the table's statistics count
+                      1,000 rows (a fresh table), unless an index is missing
   oldest transaction  the oldest open or prepared transaction of the database
                       holding back the xmin horizon
   replication slots   slots holding an xmin or catalog_xmin

@@ -19,7 +19,7 @@ func healthy() Facts {
 		Indexes:   ix,
 		ClaimPlan: Plan{Indexes: []string{PendingIndex}},
 		KeyPlan:   Plan{Indexes: []string{PendingKeyIdx}},
-		Table:     Table{LiveTuples: 1000, DeadTuples: 50, TableBytes: 1 << 20, IndexBytes: 1 << 19, RowWidth: 300, PendingIndexBytes: 16384},
+		Table:     Table{LiveTuples: 1000, DeadTuples: 50, TableBytes: 1 << 20, IndexBytes: 1 << 19, RowWidth: 300, PendingIndexBytes: 16384, PlannerRows: 1000},
 		Stats:     outbox.Stats{Pending: 10, Due: 3, OldestDueAge: time.Second, AsOf: time.Now()},
 	}
 }
@@ -45,6 +45,24 @@ func TestEvaluate(t *testing.T) {
 		{"claim scans", func(f *Facts) { f.ClaimPlan = Plan{SeqScan: true} }, CheckClaimPlan, Red, "claim uses a sequential scan;"},
 		{"claim through the primary key", func(f *Facts) { f.ClaimPlan = Plan{Indexes: []string{"outbox_pkey"}} }, CheckClaimPlan, Red, "claim uses outbox_pkey;"},
 		{"key lookup without its index", func(f *Facts) { f.KeyPlan = Plan{} }, CheckClaimPlan, Warn, "head lookup uses no index"},
+		{"fresh table, any index", func(f *Facts) {
+			f.Table.PlannerRows = -1
+			f.KeyPlan = Plan{Indexes: []string{TenantIndex}}
+		}, CheckClaimPlan, OK, "head lookup uses outbox_tenant_pending_idx (plan not judged: the table has no planner statistics yet)"},
+		{"small table, any index", func(f *Facts) {
+			f.Table.PlannerRows = 12
+			f.ClaimPlan = Plan{Indexes: []string{"outbox_pkey"}}
+		}, CheckClaimPlan, OK, "(plan not judged: the planner counts 12 rows, fewer than 1000)"},
+		{"fresh table without its key index", func(f *Facts) {
+			f.Table.PlannerRows = -1
+			f.Indexes = append(f.Indexes[:1], f.Indexes[2:]...)
+			f.KeyPlan = Plan{Indexes: []string{TenantIndex}}
+		}, CheckClaimPlan, Warn, "plan not judged"},
+		{"fresh table without its pending index", func(f *Facts) {
+			f.Table.PlannerRows = -1
+			f.Indexes[0].Valid = false
+			f.ClaimPlan = Plan{SeqScan: true}
+		}, CheckClaimPlan, Red, "claim uses a sequential scan;"},
 		{"no transaction", func(*Facts) {}, CheckOldestXact, OK, "no other transaction"},
 		{"young transaction", func(f *Facts) { f.OldestXact = &Xact{PID: 7, User: "app", State: "active", Age: time.Second} }, CheckOldestXact, OK, "pid 7 (app), active, open 1s"},
 		{"idle transaction", func(f *Facts) {

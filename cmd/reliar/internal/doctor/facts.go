@@ -77,6 +77,16 @@ type Plan struct {
 	SeqScan bool
 }
 
+// hasValidIndex reports whether the table has the index, valid.
+func (f Facts) hasValidIndex(name string) bool {
+	for _, ix := range f.Indexes {
+		if ix.Name == name {
+			return ix.Valid
+		}
+	}
+	return false
+}
+
 // uses reports whether the plan reads index.
 func (p Plan) uses(index string) bool {
 	for _, i := range p.Indexes {
@@ -125,6 +135,10 @@ type Table struct {
 	RowWidth int64
 	// PendingIndexBytes is the size of outbox_pending_idx, 0 when missing.
 	PendingIndexBytes int64
+	// PlannerRows is the row count the planner's statistics hold
+	// (pg_class.reltuples): -1 before the table was first analyzed or
+	// vacuumed.
+	PlannerRows int64
 }
 
 // Lapsed describes pending rows whose lease expired (locked_until past with

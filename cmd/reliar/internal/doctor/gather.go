@@ -216,12 +216,13 @@ func gatherTable(ctx context.Context, pool *pgxpool.Pool, n names, f *Facts) err
     pg_relation_size($1::regclass), pg_indexes_size($1::regclass),
     coalesce((SELECT sum(avg_width) FROM pg_catalog.pg_stats
               WHERE schemaname = $2 AND tablename = 'outbox'), 0)::int8,
-    coalesce(pg_relation_size(to_regclass($3)), 0)
+    coalesce(pg_relation_size(to_regclass($3)), 0),
+    (SELECT reltuples FROM pg_catalog.pg_class WHERE oid = $1::regclass)::int8
 FROM (SELECT 1) one
 LEFT JOIN pg_catalog.pg_stat_user_tables s ON s.relid = $1::regclass`,
 		n.table, n.schema, pgx.Identifier{n.schema, PendingIndex}.Sanitize()).Scan(
 		&t.LiveTuples, &t.DeadTuples, &t.LastAutovacuum, &t.LastVacuum,
-		&t.TableBytes, &t.IndexBytes, &t.RowWidth, &t.PendingIndexBytes)
+		&t.TableBytes, &t.IndexBytes, &t.RowWidth, &t.PendingIndexBytes, &t.PlannerRows)
 	return err
 }
 
