@@ -1,0 +1,181 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/store/pgstore"
+)
+
+// DefaultInspectInterval is how often the relay looks for outbox rows its
+// claims cannot take (rows ahead of the xid counter) unless
+// Config.InspectInterval says otherwise.
+const DefaultInspectInterval = time.Minute
+
+// xidWarnEvery is how often the relay repeats its warning while rows ahead
+// of the xid counter remain and their number does not grow.
+const xidWarnEvery = 10 * time.Minute
+
+// tableInspector is what a store tells about its table beyond the store
+// contract: pgstore's checks of rows restored from another cluster and of
+// row-level security. Other stores have neither.
+type tableInspector interface {
+	XIDAhead(ctx context.Context) (pgstore.XIDAhead, error)
+	RowSecurity(ctx context.Context) (pgstore.RowSecurity, error)
+}
+
+var _ tableInspector = (*pgstore.Store)(nil)
+
+// ErrRowSecurity is matched (with errors.Is) by the error of a relay asked
+// for per-key ordering over an outbox table whose row-level security may
+// hide rows from the relay's role.
+var ErrRowSecurity = errors.New("row-level security may hide outbox rows from the relay's role")
+
+// checkRowSecurity reads the row-level security of the store's table at
+// start-up. Policies that may hide rows from the relay's role refuse
+// per-key ordering (a hidden older row of a key would let its newer rows
+// go first) and are a warning otherwise (hidden rows are never published).
+func checkRowSecurity(ctx context.Context, cfg Config, store outbox.Store, log *slog.Logger) error {
+	in, ok := store.(tableInspector)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	r, err := in.RowSecurity(ctx)
+	if err != nil {
+		// The catalogs are readable by every role; a failure here is the
+		// database's, and the claims will meet it too.
+		log.Warn("relay could not read the outbox table's row-level security", "error", err)
+		return nil
+	}
+	if !r.MayHideRows() {
+		if r.Active {
+			log.Info("row-level security applies to the relay's role; its policies let every row through",
+				"role", r.Role, "policies", r.AppliedPolicies())
+		}
+		return nil
+	}
+	what := rowSecurityText(r)
+	if cfg.Settings.Ordering == outbox.PerKey {
+		return fmt.Errorf("%w: %s; under per-key ordering a hidden older row of a key would let its newer rows publish first, so per-key ordering is refused: exempt the role (ALTER ROLE %s BYPASSRLS, or CREATE POLICY … TO %s USING (true) WITH CHECK (true)), or run without --ordering per-key",
+			ErrRowSecurity, what, r.Role, r.Role)
+	}
+	log.Warn("row-level security may hide outbox rows from the relay's role: the rows it hides are never published nor counted; exempt the role (BYPASSRLS, or a policy USING (true) for it)",
+		"role", r.Role, "policies", r.AppliedPolicies(), "forced", r.Forced)
+	return nil
+}
+
+// rowSecurityText says which policies hide rows from the role.
+func rowSecurityText(r pgstore.RowSecurity) string {
+	applied := r.AppliedPolicies()
+	if len(applied) == 0 {
+		return fmt.Sprintf("row-level security is on for role %s and no policy is for it, so it sees no row", r.Role)
+	}
+	return fmt.Sprintf("row-level security applies to role %s through the policies %s, which may hide rows from it", r.Role, strings.Join(applied, ", "))
+}
+
+// xidGauges export the rows ahead of the xid counter.
+type xidGauges struct {
+	rows, keys prometheus.Gauge
+}
+
+func newXIDGauges(reg prometheus.Registerer) (*xidGauges, error) {
+	g := &xidGauges{
+		rows: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "reliar", Subsystem: "outbox", Name: "xid_ahead_rows",
+			Help: "Pending rows whose transaction id is ahead of the database's counter (restored from another cluster): per-key claims pass over them and the later rows of their keys until `reliar repair xids` (PostgreSQL)."}),
+		keys: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "reliar", Subsystem: "outbox", Name: "xid_ahead_keys",
+			Help: "Ordering keys that rows ahead of the transaction id counter block for per-key claims (PostgreSQL)."}),
+	}
+	for _, c := range []prometheus.Collector{g.rows, g.keys} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// inspector looks for rows ahead of the xid counter on an interval: it sets
+// the gauges, warns when it finds them (when they block this relay's
+// per-key claims; otherwise it says so at info), again when their number
+// grows and every xidWarnEvery while they remain, and says when they are
+// gone.
+type inspector struct {
+	store    tableInspector
+	perKey   bool
+	interval time.Duration
+	timeout  time.Duration
+	gauges   *xidGauges
+	log      *slog.Logger
+
+	last     pgstore.XIDAhead
+	lastWarn time.Time
+}
+
+// newInspector returns nil for a store that cannot be inspected.
+func newInspector(cfg Config, store outbox.Store, g *xidGauges, log *slog.Logger) *inspector {
+	in, ok := store.(tableInspector)
+	if !ok {
+		return nil
+	}
+	return &inspector{store: in, perKey: cfg.Settings.Ordering == outbox.PerKey, interval: cfg.inspectInterval(),
+		timeout: cfg.Settings.WithDefaults().StoreTimeout, gauges: g, log: log}
+}
+
+// run inspects at once and then every interval until ctx ends.
+func (in *inspector) run(ctx context.Context) {
+	t := time.NewTicker(in.interval)
+	defer t.Stop()
+	for {
+		in.once(ctx, time.Now())
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// once runs one inspection; a failure is logged at debug, as the readiness
+// probe reports a store that is down.
+func (in *inspector) once(ctx context.Context, now time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, in.timeout)
+	x, err := in.store.XIDAhead(ctx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			in.log.Debug("relay could not look for rows ahead of the xid counter", "error", err)
+		}
+		return
+	}
+	in.gauges.rows.Set(float64(x.Rows))
+	in.gauges.keys.Set(float64(x.Keys))
+	prev := in.last
+	in.last = x
+	switch {
+	case x.Rows == 0 && prev.Rows > 0:
+		in.log.Info("no outbox row is ahead of the xid counter any more")
+	case x.Rows == 0:
+	case x.Rows > prev.Rows || now.Sub(in.lastWarn) >= xidWarnEvery:
+		in.lastWarn = now
+		in.report(x)
+	}
+}
+
+// report logs the rows ahead: at warn when they block this relay's claims.
+func (in *inspector) report(x pgstore.XIDAhead) {
+	args := []any{"rows", x.Rows, "keys", x.Keys, "due_rows_blocked", x.BlockedDue, "ids_ahead", x.MaxAhead, "sample_keys", x.Sample,
+		"fix", "reliar repair xids"}
+	if in.perKey && x.Keys > 0 {
+		in.log.Warn("outbox rows carry a transaction id ahead of this database's counter (restored from another cluster?): per-key claims cannot take them nor the later rows of their keys, which will not publish until repaired", args...)
+		return
+	}
+	in.log.Info("outbox rows carry a transaction id ahead of this database's counter (restored from another cluster?): this relay publishes them, a relay with per-key ordering would not take their keys until repaired", args...)
+}
