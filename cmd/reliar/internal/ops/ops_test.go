@@ -391,13 +391,13 @@ func TestDocuments(t *testing.T) {
 
 	st := outbox.Stats{Pending: 4, Due: 2, Leased: 1, Scheduled: 1, Dead: 3, OldestDueAge: 1500 * time.Millisecond, AsOf: at}
 	b, _ = json.Marshal(NewStatsDocument(st))
-	if string(b) != `{"pending":4,"due":2,"leased":1,"scheduled":1,"dead":3,"expired_pending":0,"oldest_due_age_seconds":1.5,"as_of":"2024-05-01T07:00:00Z","tenants":null}` {
+	if string(b) != `{"pending":4,"due":2,"leased":1,"scheduled":1,"dead":3,"expired_pending":0,"oldest_due_age_seconds":1.5,"as_of":"2024-05-01T07:00:00Z","tenants":null,"xid_ahead":null}` {
 		t.Fatalf("stats document %s", b)
 	}
 	if got := StatsSummary(st); got != "stats: pending=4 due=2 leased=1 scheduled=1 expired_pending=0 dead=3 oldest_due_age=1.5s" {
 		t.Fatalf("stats summary %q", got)
 	}
-	if tab := StatsTable(st); len(tab) != 8 || !strings.HasPrefix(tab[1], "due              2") {
+	if tab := StatsTable(st, 0); len(tab) != 8 || !strings.HasPrefix(tab[1], "due              2") {
 		t.Fatalf("stats table %q", tab)
 	}
 	// A row waiting 90 s reads as 1m30s in the summary and the table.
@@ -405,8 +405,11 @@ func TestDocuments(t *testing.T) {
 	if got := StatsSummary(st); !strings.HasSuffix(got, " oldest_due_age=1m30s") {
 		t.Fatalf("stats summary %q, want oldest_due_age=1m30s", got)
 	}
-	if tab := StatsTable(st); !strings.HasPrefix(tab[len(tab)-1], "oldest due row waiting 1m30s, as of") {
+	if tab := StatsTable(st, 0); !strings.HasPrefix(tab[len(tab)-1], "oldest due row waiting 1m30s, as of") {
 		t.Fatalf("stats table %q, want the oldest due row waiting 1m30s", tab)
+	}
+	if tab := StatsTable(st, 7); !strings.HasPrefix(tab[1], "due              2     claimable now, except 7 of them by a per-key claim") {
+		t.Fatalf("stats table with rows a per-key claim cannot take %q", tab)
 	}
 	if Retry.String() != "retry" || Delete.String() != "purge" || Retry.Past() != "retried" || Delete.Past() != "purged" {
 		t.Fatal("action names")
