@@ -44,8 +44,8 @@ With --json, one object with the keys pending, due, leased, scheduled, dead,
 expired_pending, oldest_due_age_seconds (0 when nothing is due), as_of, and
 tenants: an array of {tenant_id, due, oldest_due_age_seconds} (tenant_id ""
 for the rows without a tenant), empty when no tenant has due rows, null when
-the store cannot list tenants or --tenants is off; and xid_ahead:
-{rows, keys, due_blocked} (PostgreSQL; null elsewhere).
+the store cannot list tenants or --tenants is off; and on PostgreSQL only,
+xid_ahead: {rows, keys, due_blocked}.
 
 Exit status: 0, 1 when the database cannot be read or its schema is not
 migrated, 2 on bad input.`,

@@ -24,9 +24,10 @@ type StatsDocument struct {
 	// list is off, an empty array when no tenant has due rows.
 	Tenants []TenantDocument `json:"tenants"`
 	// XIDAhead counts the rows per-key claims cannot take because their
-	// transaction id is ahead of the database's counter; null when the
-	// store cannot tell (SQLite, MariaDB).
-	XIDAhead *XIDAheadDocument `json:"xid_ahead"`
+	// transaction id is ahead of the database's counter; left out when
+	// the store cannot tell (SQLite, MariaDB) or was not asked (the admin
+	// page, which polls).
+	XIDAhead *XIDAheadDocument `json:"xid_ahead,omitempty"`
 }
 
 // NewStatsDocument converts a store's Stats.
