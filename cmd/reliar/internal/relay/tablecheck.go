@@ -23,6 +23,16 @@ const DefaultInspectInterval = time.Minute
 // of the xid counter remain and their number does not grow.
 const xidWarnEvery = 10 * time.Minute
 
+// The check of rows ahead of the xid counter reads every pending row (about
+// a second per 100,000 on a test machine): it may take inspectTimeout, at
+// least the store timeout, and the next one waits inspectSpacing times as
+// long as the last took, so that it holds a connection at most a few
+// percent of the time however large the backlog.
+const (
+	inspectTimeout = 30 * time.Second
+	inspectSpacing = 20
+)
+
 // tableInspector is what a store tells about its table beyond the store
 // contract: pgstore's checks of rows restored from another cluster and of
 // row-level security. Other stores have neither.
@@ -117,6 +127,9 @@ type inspector struct {
 
 	last     pgstore.XIDAhead
 	lastWarn time.Time
+	// timedOut is set once a check did not finish in time, so that this
+	// is said once.
+	timedOut bool
 }
 
 // newInspector returns nil for a store that cannot be inspected.
@@ -126,33 +139,43 @@ func newInspector(cfg Config, store outbox.Store, g *xidGauges, log *slog.Logger
 		return nil
 	}
 	return &inspector{store: in, perKey: cfg.Settings.Ordering == outbox.PerKey, interval: cfg.inspectInterval(),
-		timeout: cfg.Settings.WithDefaults().StoreTimeout, gauges: g, log: log}
+		timeout: max(inspectTimeout, cfg.Settings.WithDefaults().StoreTimeout), gauges: g, log: log}
 }
 
-// run inspects at once and then every interval until ctx ends.
+// run inspects at once and then every interval, or inspectSpacing times
+// as long as the last check took when that is longer, until ctx ends.
 func (in *inspector) run(ctx context.Context) {
-	t := time.NewTicker(in.interval)
-	defer t.Stop()
 	for {
-		in.once(ctx, time.Now())
+		start := time.Now()
+		in.once(ctx, start)
+		wait := max(in.interval, inspectSpacing*time.Since(start))
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-time.After(wait):
 		}
 	}
 }
 
-// once runs one inspection; a failure is logged at debug, as the readiness
-// probe reports a store that is down.
+// once runs one inspection. A failure is logged at debug, as the readiness
+// probe reports a store that is down; a check that did not finish in time
+// is said once at warn.
 func (in *inspector) once(ctx context.Context, now time.Time) {
-	ctx, cancel := context.WithTimeout(ctx, in.timeout)
-	x, err := in.store.XIDAhead(ctx)
+	cctx, cancel := context.WithTimeout(ctx, in.timeout)
+	x, err := in.store.XIDAhead(cctx)
+	timedOut := cctx.Err() == context.DeadlineExceeded
 	cancel()
-	if err != nil {
-		if ctx.Err() == nil {
-			in.log.Debug("relay could not look for rows ahead of the xid counter", "error", err)
-		}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return
+	case timedOut && !in.timedOut:
+		in.timedOut = true
+		in.log.Warn("relay could not finish its check for rows ahead of the xid counter in time (a large pending backlog?); it keeps trying, less often; reliar stats and reliar doctor run the same check",
+			"timeout", in.timeout, "error", err)
+		return
+	default:
+		in.log.Debug("relay could not look for rows ahead of the xid counter", "error", err)
 		return
 	}
 	in.gauges.rows.Set(float64(x.Rows))
