@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/reliar/reliar/store/pgstore"
 )
@@ -27,9 +26,24 @@ func (f *fakeTable) RowSecurity(context.Context) (pgstore.RowSecurity, error) {
 // claims: at once, when they grow, and every xidWarnEvery while they
 // remain; says when they are gone; says once that a check timed out.
 func TestInspector(t *testing.T) {
-	g, err := newXIDGauges(prometheus.NewRegistry())
+	reg := prometheus.NewRegistry()
+	g, err := newXIDGauges(reg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	gauge := func(name string) float64 {
+		t.Helper()
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == name {
+				return mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		t.Fatalf("no gauge %s", name)
+		return 0
 	}
 	logs := &logBuffer{}
 	table := &fakeTable{}
@@ -39,12 +53,12 @@ func TestInspector(t *testing.T) {
 	warnings := func() int { return strings.Count(logs.String(), "level=WARN") }
 
 	in.once(ctx, at)
-	if warnings() != 0 || testutil.ToFloat64(g.rows) != 0 {
+	if warnings() != 0 || gauge("reliar_outbox_xid_ahead_rows") != 0 {
 		t.Fatalf("nothing ahead: %s", logs)
 	}
 	table.x = pgstore.XIDAhead{Rows: 2, Keys: 1, BlockedDue: 5, Sample: []string{"k"}}
 	in.once(ctx, at.Add(time.Minute))
-	if warnings() != 1 || testutil.ToFloat64(g.rows) != 2 || testutil.ToFloat64(g.keys) != 1 || !logs.has("WARN", "rows=2", "keys=1", "due_rows_blocked=5") {
+	if warnings() != 1 || gauge("reliar_outbox_xid_ahead_rows") != 2 || gauge("reliar_outbox_xid_ahead_keys") != 1 || !logs.has("WARN", "rows=2", "keys=1", "due_rows_blocked=5") {
 		t.Fatalf("rows ahead found:\n%s", logs)
 	}
 	in.once(ctx, at.Add(2*time.Minute))
@@ -64,12 +78,12 @@ func TestInspector(t *testing.T) {
 	in.timeout = time.Nanosecond
 	in.once(ctx, at.Add(time.Hour))
 	in.once(ctx, at.Add(2*time.Hour))
-	if warnings() != 4 || !logs.has("WARN", "could not finish its check") || testutil.ToFloat64(g.rows) != 3 {
+	if warnings() != 4 || !logs.has("WARN", "could not finish its check") || gauge("reliar_outbox_xid_ahead_rows") != 3 {
 		t.Fatalf("timed-out checks:\n%s", logs)
 	}
 	table.err, table.x, in.timeout = nil, pgstore.XIDAhead{}, time.Second
 	in.once(ctx, at.Add(3*time.Hour))
-	if testutil.ToFloat64(g.rows) != 0 || !logs.has("INFO", "no outbox row is ahead") {
+	if gauge("reliar_outbox_xid_ahead_rows") != 0 || !logs.has("INFO", "no outbox row is ahead") {
 		t.Fatalf("rows gone:\n%s", logs)
 	}
 
