@@ -1,13 +1,10 @@
 package relay
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,44 +14,7 @@ import (
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/outbox"
-	"github.com/reliar/reliar/store/pgstore"
 )
-
-// logBuffer collects a relay's logs for a test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-// has reports whether a line at level holds every one of parts.
-func (b *logBuffer) has(level string, parts ...string) bool {
-	for _, line := range strings.Split(b.String(), "\n") {
-		ok := strings.Contains(line, "level="+level)
-		for _, p := range parts {
-			ok = ok && strings.Contains(line, p)
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}
 
 // newRole creates a login role of the test's own with the privileges a
 // relay needs on s, and returns a database URL that connects as it. The
@@ -122,55 +82,6 @@ SELECT gen_random_uuid(), 'order_placed', '\x7b7d', CASE WHEN i % 2 = 0 THEN 'x'
 	r = start(t, cfg)
 	eventually(t, "/readyz to answer 200", r.readyz(t, http.StatusOK, "ready"))
 	eventually(t, "the 3 rows of tenant x too", func() bool { return count() == 6 })
-	if err := r.stop(t); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// Rows restored from another cluster carry an xid ahead of this one's
-// counter: written here by raw SQL, as a restore writes them. A per-key
-// relay warns, exports them as gauges, publishes the rest, and publishes
-// them too once they are repaired.
-func TestRunRowsAheadOfTheXIDCounter(t *testing.T) {
-	s := newSchema(t)
-	s.migrate(t)
-	prefix := randomName("relay_unit_")
-	count := newStream(t, prefix)
-	s.exec(t, `INSERT INTO `+s.table()+` (id, message_type, payload, ordering_key, xid) VALUES
-(gen_random_uuid(), 'restored', '\x7b7d', 'customer-7', (pg_current_xact_id()::text::int8 + 1000000)::text::xid8),
-(gen_random_uuid(), 'after', '\x7b7d', 'customer-7', DEFAULT),
-(gen_random_uuid(), 'plain', '\x7b7d', NULL, DEFAULT),
-(gen_random_uuid(), 'plain', '\x7b7d', NULL, DEFAULT),
-(gen_random_uuid(), 'other_key', '\x7b7d', 'customer-8', DEFAULT)`)
-
-	logs := &logBuffer{}
-	cfg := testConfig(t, s, natsURL, broker.Options{SubjectPrefix: prefix})
-	cfg.Settings.Ordering = outbox.PerKey
-	cfg.InspectInterval = 100 * time.Millisecond
-	cfg.Logger = logs.logger()
-	r := start(t, cfg)
-	eventually(t, "the 3 rows not held back", func() bool { return count() == 3 })
-	eventually(t, "the gauges", func() bool {
-		_, body := r.get(t, "/metrics")
-		return strings.Contains(body, "reliar_outbox_xid_ahead_rows 1\n") && strings.Contains(body, "reliar_outbox_xid_ahead_keys 1\n")
-	})
-	if !logs.has("WARN", "ahead of this database's counter", "rows=1", "keys=1", "due_rows_blocked=2", "customer-7", "reliar repair xids") {
-		t.Fatalf("no warning about the restored row in:\n%s", logs)
-	}
-
-	store, err := pgstore.New(t.Context(), s.pool, pgstore.WithSchema(s.name), pgstore.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := store.RepairXIDs(t.Context(), 0); err != nil || n != 1 {
-		t.Fatalf("RepairXIDs = %d, %v; want 1", n, err)
-	}
-	eventually(t, "all 5 rows", func() bool { return count() == 5 })
-	eventually(t, "the gauges back at 0", func() bool {
-		_, body := r.get(t, "/metrics")
-		return strings.Contains(body, "reliar_outbox_xid_ahead_rows 0\n") && strings.Contains(body, "reliar_outbox_xid_ahead_keys 0\n")
-	})
-	eventually(t, "the all-clear", func() bool { return logs.has("INFO", "no outbox row is ahead of the xid counter") })
 	if err := r.stop(t); err != nil {
 		t.Fatal(err)
 	}
