@@ -41,9 +41,9 @@ func newRoleTarget(t *testing.T, tg opsTarget) (string, opsTarget) {
 }
 
 // doctor reports row-level security on the outbox table: red run as a role
-// whose policies may hide rows, a warning run as a role it does not apply
-// to (it cannot tell what it hides from others), ok once the role's policy
-// lets every row through.
+// whose policies may hide rows (and stats says its counts leave them out),
+// a warning run as a role it does not apply to (it cannot tell what it
+// hides from others), ok once the role's policy lets every row through.
 func TestDoctorRowSecurity(t *testing.T) {
 	t.Parallel()
 	tg := newPostgresTarget(t, true)
@@ -57,6 +57,17 @@ func TestDoctorRowSecurity(t *testing.T) {
 	if c.Verdict != doctor.Red || code != 1 || !strings.Contains(c.Found, "applies to role "+role+", which doctor runs as, through the policies hide_x (ALL, to "+role+")") ||
 		!strings.Contains(c.Fix, "ALTER ROLE "+role+" BYPASSRLS") {
 		t.Fatalf("doctor as %s: %+v (exit %d)", role, c, code)
+	}
+	// stats, run as that role, says its counts leave the hidden rows out.
+	st := run(t, nil, relay.cmd("stats")...)
+	if st.code != 0 || !strings.Contains(st.stdout, "\nrow-level security may hide rows from role "+role+" (policies hide_x): the counts above leave them out") {
+		t.Fatalf("stats as %s: code %d, stderr %q, stdout:\n%s", role, st.code, st.stderr, st.stdout)
+	}
+	if st = run(t, nil, relay.cmd("stats", "--json")...); !strings.Contains(st.stdout, `"row_security_may_hide_rows": true`) {
+		t.Fatalf("stats --json as %s:\n%s", role, st.stdout)
+	}
+	if st = run(t, nil, tg.cmd("stats")...); strings.Contains(st.stdout, "row-level security") {
+		t.Fatalf("stats as postgres, whom it does not apply to:\n%s", st.stdout)
 	}
 	rep, _ = doctorRun(t, tg)
 	if c := verdict(t, rep, doctor.CheckRowSecurity); c.Verdict != doctor.Warn || !strings.Contains(c.Found, "does not apply to role postgres") ||

@@ -28,6 +28,10 @@ type StatsDocument struct {
 	// the store cannot tell (SQLite, MariaDB) or was not asked (the admin
 	// page, which polls).
 	XIDAhead *XIDAheadDocument `json:"xid_ahead,omitempty"`
+	// RowSecurityMayHideRows is true when row-level security may hide
+	// rows from the role the counts were read as (PostgreSQL): the counts
+	// leave them out. Left out when false.
+	RowSecurityMayHideRows bool `json:"row_security_may_hide_rows,omitempty"`
 }
 
 // NewStatsDocument converts a store's Stats.
