@@ -61,13 +61,19 @@
 // not bring their xid: per-key claims wait for a row's xid to be older than
 // every running transaction, so an xid this cluster has not reached blocks
 // its key until the counter catches up. Leave xid out of the column list so
-// that its default applies, or repair the rows afterwards with
+// that its default applies, or repair the rows afterwards:
+// [Store.RepairXIDs], or `reliar repair xids`, gives every unpublished row
+// ahead of the counter an id of this cluster. [Store.XIDAhead] counts such
+// rows and the keys they block; `reliar doctor` and `reliar stats` report
+// them, and the relay logs them and exports them as a gauge.
 //
-//	UPDATE "schema".outbox SET xid = pg_current_xact_id()
-//	WHERE published_at IS NULL AND dead_at IS NULL
-//	  AND xid >= pg_snapshot_xmax(pg_current_snapshot());
-//
-// `reliar doctor` reports such rows and the keys they block.
+// Row-level security on the outbox table hides rows from a role its
+// policies filter: a claim never sees them, and under per-key ordering a
+// hidden older row of a key lets its newer rows go first.
+// [Store.RowSecurity] reads the policies that apply to the store's role;
+// the relay refuses per-key ordering when they may hide rows, and `reliar
+// doctor` reports them. Exempt the dispatchers' role (BYPASSRLS, or a
+// policy USING (true) for it).
 //
 // # Enqueueing inside your transaction
 //

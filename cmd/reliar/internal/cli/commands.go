@@ -14,5 +14,6 @@ var commands = []func(*App) *cobra.Command{
 	newDeadCommand,
 	newPurgeCommand,
 	newDoctorCommand,
+	newRepairCommand,
 	newServeCommand,
 }

@@ -37,9 +37,11 @@ func newDoctorCommand(app *App) *cobra.Command {
 with a verdict (ok, warn or red) and, when not ok, why it matters and a fix:
 
   schema version      reliar_migrations against the version this release needs
-  indexes             the store's six indexes present and valid
+  indexes             the store's seven indexes present and valid
   claim plan          EXPLAIN of the claim, sequential scans disabled (in a
-                      rolled-back transaction), so a small healthy table is ok
+                      rolled-back transaction), so a small healthy table is
+                      ok; not judged before the table's statistics count
+                      1,000 rows (a fresh table), unless an index is missing
   oldest transaction  the oldest open or prepared transaction of the database
                       holding back the xmin horizon
   replication slots   slots holding an xmin or catalog_xmin
@@ -48,6 +50,15 @@ with a verdict (ok, warn or red) and, when not ok, why it matters and a fix:
   lapsed leases       pending rows whose lease lapsed and was never reclaimed
   oldest due row      how long due rows have waited for a claim
   dead letters        rows dead in the last hour against those before
+  xids ahead          pending rows whose transaction id is ahead of the
+                      database's counter (restored from another cluster):
+                      red when they block per-key claims on some key
+                      (reliar repair xids fixes them); unordered and fair
+                      claims take them
+  row security        row-level security on the table: red when its
+                      policies may hide rows from the role doctor runs as
+                      (run it as the relay's role), a warning when they
+                      apply to other roles only
 
 Ages (of the oldest transaction, of a lapsed lease, of the oldest due row) warn
 from --warn-age and are red from --red-age. doctor only reads; it is

@@ -68,6 +68,7 @@ func pgExec(t *testing.T, sql ...string) {
 var tableChecks = []string{
 	doctor.CheckSchema, doctor.CheckIndexes, doctor.CheckClaimPlan, doctor.CheckDeadTuples,
 	doctor.CheckSize, doctor.CheckLapsed, doctor.CheckOldestDue, doctor.CheckDeadLetters,
+	doctor.CheckXIDAhead, doctor.CheckRowSecurity,
 }
 
 func TestDoctorHealthy(t *testing.T) {
@@ -75,8 +76,8 @@ func TestDoctorHealthy(t *testing.T) {
 	tg := newPostgresTarget(t, true)
 	seed(t, tg, append(repeat(20, seedRow{"orders.placed", "", fatePublished}), repeat(5, seedRow{"orders.placed", "", fateDue})...)...)
 	rep, _ := doctorRun(t, tg)
-	if len(rep.Checks) != 11 {
-		t.Fatalf("%d checks, want 11: %+v", len(rep.Checks), rep.Checks)
+	if len(rep.Checks) != 12 {
+		t.Fatalf("%d checks, want 12: %+v", len(rep.Checks), rep.Checks)
 	}
 	for _, name := range tableChecks {
 		if c := verdict(t, rep, name); c.Verdict != doctor.OK || c.Found == "" {

@@ -32,13 +32,22 @@ tenants with due rows, the longest waiting first: at most --tenants of them
 row has waited ("-" stands for the rows without a tenant). SQLite and MariaDB
 cannot list tenants: the table is left out.
 
+On PostgreSQL, rows restored from another cluster can carry a transaction id
+ahead of the database's counter: a per-key claim takes neither them nor the
+later rows of their keys until reliar repair xids gives them this database's
+ids. stats counts them among the due rows, says how many of those a per-key
+claim cannot take, and which keys they block. When row-level security may hide
+rows from the role stats runs as, a line says so: the counts leave them out.
+
 The last line on stdout is
   stats: pending=N due=N leased=N scheduled=N expired_pending=N dead=N oldest_due_age=D
 With --json, one object with the keys pending, due, leased, scheduled, dead,
 expired_pending, oldest_due_age_seconds (0 when nothing is due), as_of, and
 tenants: an array of {tenant_id, due, oldest_due_age_seconds} (tenant_id ""
 for the rows without a tenant), empty when no tenant has due rows, null when
-the store cannot list tenants or --tenants is off.
+the store cannot list tenants or --tenants is off; and on PostgreSQL only,
+xid_ahead: {rows, keys, due_blocked}, and row_security_may_hide_rows: true
+where row-level security may hide rows from the role (left out otherwise).
 
 Exit status: 0, 1 when the database cannot be read or its schema is not
 migrated, 2 on bad input.`,
@@ -76,15 +85,33 @@ func printStats(ctx context.Context, out *output.Printer, store outbox.Store, de
 	if err != nil {
 		return err
 	}
+	xa, told, err := ops.XIDAhead(ctx, store)
+	if err != nil {
+		return err
+	}
+	hidden, err := ops.RowSecurityLine(ctx, store)
+	if err != nil {
+		return err
+	}
 	if out.JSON() {
 		doc := ops.NewStatsDocument(st)
 		if listed {
 			doc.Tenants = ops.NewTenantDocuments(ts)
 		}
+		if told {
+			doc.XIDAhead = ops.NewXIDAheadDocument(xa)
+		}
+		doc.RowSecurityMayHideRows = hidden != ""
 		return out.Document(doc)
 	}
 	_ = out.Line("stats: %s", describe)
-	lines := ops.StatsTable(st)
+	lines := ops.StatsTable(st, xa.BlockedDue)
+	if ahead := ops.XIDAheadLines(xa); len(ahead) > 0 {
+		lines = append(append(lines, ""), ahead...)
+	}
+	if hidden != "" {
+		lines = append(lines, "", hidden)
+	}
 	if listed {
 		lines = append(append(lines, ""), ops.TenantsTable(ts, tenants)...)
 	}

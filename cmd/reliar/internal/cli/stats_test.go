@@ -253,6 +253,9 @@ func TestStatsTenantsCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			tenants, present := doc["tenants"]
+			if xa, told := doc["xid_ahead"]; told != (tg.name == "postgres") || (told && xa.(map[string]any)["rows"] != 0.0) {
+				t.Errorf("xid_ahead %v (present %v), want none ahead on PostgreSQL and no key on SQLite", xa, told)
+			}
 			text := run(t, nil, tg.cmd("stats")...)
 			if text.code != 0 {
 				t.Fatalf("stats: code %d, stderr %q", text.code, text.stderr)

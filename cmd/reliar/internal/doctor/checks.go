@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar/cmd/reliar/internal/ops"
+	"github.com/reliar/reliar/store/pgstore"
 )
 
 // Names of the checks, in the order Evaluate returns them.
@@ -21,6 +22,7 @@ const (
 	CheckOldestDue   = "oldest due row"
 	CheckDeadLetters = "dead letters"
 	CheckXIDAhead    = "xids ahead"
+	CheckRowSecurity = "row security"
 )
 
 // Size and count limits of the checks.
@@ -37,6 +39,11 @@ const (
 	deadTuplesRed  = 100_000
 	// slotXIDAgeWarn is the xmin age from which an active slot warns.
 	slotXIDAgeWarn = 10_000_000
+	// planMinRows is the row count of the planner's statistics from which
+	// its choice of index is judged: on a smaller or never analyzed table
+	// (a fresh one) any index is as cheap as another, and the choice says
+	// nothing about the table it will become.
+	planMinRows = 1000
 	// deadSurge is the number of rows dead within an hour from which a
 	// surge above all earlier dead rows is red.
 	deadSurge = 100
@@ -62,6 +69,7 @@ func Evaluate(f Facts, th Thresholds) []Check {
 		checkOldestDue(f, th),
 		checkDeadLetters(f),
 		checkXIDAhead(f),
+		checkRowSecurity(f),
 	}
 }
 
@@ -134,6 +142,17 @@ func checkClaimPlan(f Facts) Check {
 	claimOK := f.ClaimPlan.uses(PendingIndex) && !f.ClaimPlan.SeqScan
 	keyOK := f.KeyPlan.uses(PendingKeyIdx) && !f.KeyPlan.SeqScan
 	c.Found = fmt.Sprintf("claim uses %s; per-key head lookup uses %s", planSummary(f.ClaimPlan), planSummary(f.KeyPlan))
+	if rows := f.Table.PlannerRows; rows < planMinRows {
+		// Too small to judge: only an index that is missing or invalid
+		// is a finding (the indexes check names it).
+		claimOK = claimOK || f.hasValidIndex(PendingIndex)
+		keyOK = keyOK || f.hasValidIndex(PendingKeyIdx)
+		why := fmt.Sprintf("the planner counts %d rows, fewer than %d", rows, planMinRows)
+		if rows < 0 {
+			why = "the table has no planner statistics yet"
+		}
+		c.Found += " (plan not judged: " + why + ")"
+	}
 	switch {
 	case !claimOK:
 		c.Verdict = Red
@@ -334,20 +353,78 @@ func checkDeadLetters(f Facts) Check {
 func checkXIDAhead(f Facts) Check {
 	x := f.XIDAhead
 	c := Check{Name: CheckXIDAhead, Verdict: OK}
-	if x.Count == 0 {
+	if x.Rows == 0 {
 		c.Found = "no pending row carries an xid this cluster has not reached"
 		return c
 	}
 	c.Found = fmt.Sprintf("%d pending rows carry an xid ahead of this cluster's counter, up to %d ids ahead, the oldest created %s ago",
-		x.Count, x.MaxAhead, ops.FormatDuration(x.Oldest.Round(time.Second)))
+		x.Rows, x.MaxAhead, ops.FormatDuration(x.Oldest.Round(time.Second)))
 	c.Verdict = Warn
 	if x.Keys > 0 {
+		// Red: a per-key relay never publishes those keys, and nothing
+		// here tells whether one runs.
 		c.Verdict = Red
-		c.Found += fmt.Sprintf("; they block %d ordering keys: %s", x.Keys, strings.Join(x.Sample, ", "))
+		c.Found += fmt.Sprintf("; they block per-key claims (reliar relay --ordering per-key) on %d ordering keys: %s (%d due rows wait); unordered and fair claims take them",
+			x.Keys, strings.Join(x.Sample, ", "), x.BlockedDue)
+	} else {
+		c.Found += "; they have no ordering key, so every claim takes them"
 	}
-	c.Why = "the rows were copied with their xid from another cluster (a dump restored, logical replication); a per-key claim takes a row only once its xid is older than every running transaction, so each blocks its key, and the rows behind it, until this cluster has used that many transaction ids; rows without a key are not held back"
-	c.Fix = fmt.Sprintf("give them a transaction id of this cluster: UPDATE %q.outbox SET xid = pg_current_xact_id() WHERE published_at IS NULL AND dead_at IS NULL AND xid >= pg_snapshot_xmax(pg_current_snapshot()); when importing rows, leave xid out of the column list so that its default applies", f.Schema)
+	c.Why = "the rows were copied with their xid from another cluster (a dump restored, logical replication); a per-key claim takes a keyed row only once its xid is older than every running transaction, so each blocks its key, and the rows behind it, until this cluster has used that many transaction ids"
+	c.Fix = fmt.Sprintf("reliar repair xids with the same --database-url and --schema %s, which runs, in batches: UPDATE %q.outbox SET xid = pg_current_xact_id() WHERE published_at IS NULL AND xid >= pg_snapshot_xmax(pg_current_snapshot()); when importing rows, leave xid out of the column list so that its default applies", f.Schema, f.Schema)
 	return c
+}
+
+func checkRowSecurity(f Facts) Check {
+	r := f.RowSecurity
+	c := Check{Name: CheckRowSecurity, Verdict: OK}
+	fix := fmt.Sprintf("exempt the dispatchers' role: ALTER ROLE name BYPASSRLS (as a superuser), or CREATE POLICY reliar_all ON %q.outbox TO name USING (true) WITH CHECK (true); or run them as the table's owner without FORCE ROW LEVEL SECURITY", f.Schema)
+	switch {
+	case !r.Enabled:
+		c.Found = "row-level security is off on the outbox table"
+	case r.MayHideRows():
+		c.Verdict = Red
+		if applied := r.AppliedPolicies(); len(applied) > 0 {
+			c.Found = fmt.Sprintf("row-level security applies to role %s, which doctor runs as, through %s, and may hide rows from it", r.Role, policyList(r, true))
+		} else {
+			c.Found = fmt.Sprintf("row-level security applies to role %s, which doctor runs as, and no policy is for it: it sees no row", r.Role)
+		}
+		c.Why = "a dispatcher running as this role never sees the rows the policies hide: they are never published, and stats, doctor and the relay's gauges do not count them; under per-key ordering a hidden older row of a key would let its newer rows publish first, so the relay refuses per-key ordering here"
+		c.Fix = strings.ReplaceAll(fix, "name", r.Role)
+	case r.Active:
+		c.Found = fmt.Sprintf("row-level security applies to role %s through %s, which let every row through", r.Role, policyList(r, true))
+	default:
+		c.Verdict = Warn
+		c.Found = fmt.Sprintf("row-level security is on (%s) with %s, but does not apply to role %s, which doctor runs as", forcedText(r.Forced), policyList(r, false), r.Role)
+		c.Why = "it filters the rows of every role it applies to: a relay running as one never sees, publishes or counts the rows its policies hide, and under per-key ordering could publish a key's rows out of order; doctor, running as another role, cannot tell what it hides"
+		c.Fix = "run reliar doctor as the relay's role (with the relay's --database-url) to judge; " + fix
+	}
+	return c
+}
+
+// policyList names the policies of r, only those for its role when mine.
+func policyList(r pgstore.RowSecurity, mine bool) string {
+	var parts []string
+	for _, p := range r.Policies {
+		if mine && !p.AppliesToRole {
+			continue
+		}
+		kind := ""
+		if !p.Permissive {
+			kind = "restrictive, "
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s%s, to %s)", p.Name, kind, p.Command, strings.Join(p.Roles, ", ")))
+	}
+	if len(parts) == 0 {
+		return "no policy"
+	}
+	return "the policies " + strings.Join(parts, "; ")
+}
+
+func forcedText(forced bool) string {
+	if forced {
+		return "forced, the owner included"
+	}
+	return "not forced: the owner bypasses it"
 }
 
 // worse returns the worse of two verdicts.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/store/pgstore"
 )
 
 // healthy returns the facts of a healthy table.
@@ -19,7 +20,7 @@ func healthy() Facts {
 		Indexes:   ix,
 		ClaimPlan: Plan{Indexes: []string{PendingIndex}},
 		KeyPlan:   Plan{Indexes: []string{PendingKeyIdx}},
-		Table:     Table{LiveTuples: 1000, DeadTuples: 50, TableBytes: 1 << 20, IndexBytes: 1 << 19, RowWidth: 300, PendingIndexBytes: 16384},
+		Table:     Table{LiveTuples: 1000, DeadTuples: 50, TableBytes: 1 << 20, IndexBytes: 1 << 19, RowWidth: 300, PendingIndexBytes: 16384, PlannerRows: 1000},
 		Stats:     outbox.Stats{Pending: 10, Due: 3, OldestDueAge: time.Second, AsOf: time.Now()},
 	}
 }
@@ -45,6 +46,24 @@ func TestEvaluate(t *testing.T) {
 		{"claim scans", func(f *Facts) { f.ClaimPlan = Plan{SeqScan: true} }, CheckClaimPlan, Red, "claim uses a sequential scan;"},
 		{"claim through the primary key", func(f *Facts) { f.ClaimPlan = Plan{Indexes: []string{"outbox_pkey"}} }, CheckClaimPlan, Red, "claim uses outbox_pkey;"},
 		{"key lookup without its index", func(f *Facts) { f.KeyPlan = Plan{} }, CheckClaimPlan, Warn, "head lookup uses no index"},
+		{"fresh table, any index", func(f *Facts) {
+			f.Table.PlannerRows = -1
+			f.KeyPlan = Plan{Indexes: []string{TenantIndex}}
+		}, CheckClaimPlan, OK, "head lookup uses outbox_tenant_pending_idx (plan not judged: the table has no planner statistics yet)"},
+		{"small table, any index", func(f *Facts) {
+			f.Table.PlannerRows = 12
+			f.ClaimPlan = Plan{Indexes: []string{"outbox_pkey"}}
+		}, CheckClaimPlan, OK, "(plan not judged: the planner counts 12 rows, fewer than 1000)"},
+		{"fresh table without its key index", func(f *Facts) {
+			f.Table.PlannerRows = -1
+			f.Indexes = append(f.Indexes[:1], f.Indexes[2:]...)
+			f.KeyPlan = Plan{Indexes: []string{TenantIndex}}
+		}, CheckClaimPlan, Warn, "plan not judged"},
+		{"fresh table without its pending index", func(f *Facts) {
+			f.Table.PlannerRows = -1
+			f.Indexes[0].Valid = false
+			f.ClaimPlan = Plan{SeqScan: true}
+		}, CheckClaimPlan, Red, "claim uses a sequential scan;"},
 		{"no transaction", func(*Facts) {}, CheckOldestXact, OK, "no other transaction"},
 		{"young transaction", func(f *Facts) { f.OldestXact = &Xact{PID: 7, User: "app", State: "active", Age: time.Second} }, CheckOldestXact, OK, "pid 7 (app), active, open 1s"},
 		{"idle transaction", func(f *Facts) {
@@ -89,17 +108,35 @@ func TestEvaluate(t *testing.T) {
 		{"steady flood", func(f *Facts) { f.DeadLastHour = 150; f.DeadBefore = 4000 }, CheckDeadLetters, Warn, "150 went dead"},
 		{"surge", func(f *Facts) { f.DeadLastHour = 150; f.DeadBefore = 10 }, CheckDeadLetters, Red, "150 went dead in the last hour, 10 before"},
 		{"no rows ahead of the xid counter", func(*Facts) {}, CheckXIDAhead, OK, "no pending row"},
-		{"unkeyed rows ahead of the xid counter", func(f *Facts) { f.XIDAhead = XIDAhead{Count: 3, MaxAhead: 900, Oldest: time.Hour} }, CheckXIDAhead, Warn, "3 pending rows carry an xid ahead of this cluster's counter, up to 900 ids ahead"},
+		{"unkeyed rows ahead of the xid counter", func(f *Facts) { f.XIDAhead = pgstore.XIDAhead{Rows: 3, MaxAhead: 900, Oldest: time.Hour} }, CheckXIDAhead, Warn,
+			"3 pending rows carry an xid ahead of this cluster's counter, up to 900 ids ahead, the oldest created 1h ago; they have no ordering key, so every claim takes them"},
 		{"keyed rows ahead of the xid counter", func(f *Facts) {
-			f.XIDAhead = XIDAhead{Count: 2, MaxAhead: 5000, Keys: 2, Sample: []string{"customer-1", "customer-2"}}
-		}, CheckXIDAhead, Red, "they block 2 ordering keys: customer-1, customer-2"},
+			f.XIDAhead = pgstore.XIDAhead{Rows: 2, MaxAhead: 5000, Keys: 2, BlockedDue: 7, Sample: []string{"customer-1", "customer-2"}}
+		}, CheckXIDAhead, Red, "they block per-key claims (reliar relay --ordering per-key) on 2 ordering keys: customer-1, customer-2 (7 due rows wait); unordered and fair claims take them"},
+		{"no row security", func(*Facts) {}, CheckRowSecurity, OK, "row-level security is off"},
+		{"row security hiding rows from doctor's role", func(f *Facts) {
+			f.RowSecurity = pgstore.RowSecurity{Role: "relay", Enabled: true, Forced: true, Active: true, Policies: []pgstore.Policy{
+				{Name: "hide_x", Command: "ALL", Roles: []string{"relay"}, Permissive: true, Using: "(tenant_id <> 'x'::text)", AppliesToRole: true},
+				{Name: "admins", Command: "ALL", Roles: []string{"admin"}, Permissive: true, Using: "true"}}}
+		}, CheckRowSecurity, Red, "row-level security applies to role relay, which doctor runs as, through the policies hide_x (ALL, to relay), and may hide rows from it"},
+		{"row security without a policy for the role", func(f *Facts) {
+			f.RowSecurity = pgstore.RowSecurity{Role: "relay", Enabled: true, Forced: true, Active: true}
+		}, CheckRowSecurity, Red, "no policy is for it: it sees no row"},
+		{"row security letting every row through", func(f *Facts) {
+			f.RowSecurity = pgstore.RowSecurity{Role: "relay", Enabled: true, Active: true, Policies: []pgstore.Policy{
+				{Name: "all", Command: "ALL", Roles: []string{"public"}, Permissive: true, Using: "true", AppliesToRole: true}}}
+		}, CheckRowSecurity, OK, "through the policies all (ALL, to public), which let every row through"},
+		{"row security for other roles", func(f *Facts) {
+			f.RowSecurity = pgstore.RowSecurity{Role: "postgres", Enabled: true, Forced: true, Policies: []pgstore.Policy{
+				{Name: "hide_x", Command: "SELECT", Roles: []string{"relay"}, Using: "(tenant_id <> 'x'::text)"}}}
+		}, CheckRowSecurity, Warn, "row-level security is on (forced, the owner included) with the policies hide_x (restrictive, SELECT, to relay), but does not apply to role postgres"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := healthy()
 			tt.change(&f)
 			checks := Evaluate(f, th)
-			if len(checks) != 11 {
+			if len(checks) != 12 {
 				t.Fatalf("%d checks", len(checks))
 			}
 			rep := NewReport("x", checks)
@@ -113,7 +150,7 @@ func TestEvaluate(t *testing.T) {
 			if (c.Verdict == OK) != (c.Why == "" && c.Fix == "") {
 				t.Fatalf("%s: verdict %s with why %q and fix %q", tt.check, c.Verdict, c.Why, c.Fix)
 			}
-			if rep.OK+rep.Warn+rep.Red != 11 || rep.Healthy() != (rep.Red == 0) {
+			if rep.OK+rep.Warn+rep.Red != 12 || rep.Healthy() != (rep.Red == 0) {
 				t.Fatalf("report counts %+v", rep)
 			}
 		})
@@ -181,13 +218,13 @@ func TestRender(t *testing.T) {
 	f.Stats.OldestDueAge = time.Hour
 	rep := NewReport(`postgres db:5432/x schema "public"`, Evaluate(f, Thresholds{}))
 	lines := rep.Lines()
-	if !strings.HasPrefix(lines[0], "CHECK               VERDICT  FOUND") || len(lines) != 12+4 {
+	if !strings.HasPrefix(lines[0], "CHECK               VERDICT  FOUND") || len(lines) != 13+4 {
 		t.Fatalf("lines:\n%s", strings.Join(lines, "\n"))
 	}
-	if lines[13] != "RED: oldest due row" || !strings.HasPrefix(lines[14], "  why: ") || !strings.HasPrefix(lines[15], "  fix: ") {
-		t.Fatalf("advice:\n%s", strings.Join(lines[12:], "\n"))
+	if lines[14] != "RED: oldest due row" || !strings.HasPrefix(lines[15], "  why: ") || !strings.HasPrefix(lines[16], "  fix: ") {
+		t.Fatalf("advice:\n%s", strings.Join(lines[13:], "\n"))
 	}
-	if rep.Summary() != "doctor: 10 ok, 0 warn, 1 red" {
+	if rep.Summary() != "doctor: 11 ok, 0 warn, 1 red" {
 		t.Fatalf("summary %q", rep.Summary())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/store/pgstore"
 )
 
 // Facts is what Gather reads from the database.
@@ -40,24 +41,11 @@ type Facts struct {
 	// DeadLastHour and DeadBefore count dead rows by when they went dead.
 	DeadLastHour, DeadBefore int64
 	// XIDAhead describes the pending rows whose xid is ahead of the
-	// cluster's transaction counter.
-	XIDAhead XIDAhead
-}
-
-// XIDAhead describes pending rows whose xid no transaction of this cluster
-// has taken yet: rows copied with their xid from another cluster (a dump
-// restored, logical replication). Per-key claims wait for a row's xid to be
-// older than every running transaction, so such a row blocks its ordering
-// key until the counter catches up.
-type XIDAhead struct {
-	Count int64
-	// MaxAhead is how many transaction ids the furthest row is ahead.
-	MaxAhead int64
-	// Oldest is how long ago the oldest of them was created.
-	Oldest time.Duration
-	// Keys counts the ordering keys those rows block; Sample names a few.
-	Keys   int64
-	Sample []string
+	// cluster's transaction counter (rows restored from another cluster).
+	XIDAhead pgstore.XIDAhead
+	// RowSecurity is the table's row-level security as it applies to the
+	// role doctor connects as.
+	RowSecurity pgstore.RowSecurity
 }
 
 // Index is one index of the outbox table.
@@ -75,6 +63,16 @@ type Plan struct {
 	Indexes []string
 	// SeqScan says whether the plan scans the outbox table sequentially.
 	SeqScan bool
+}
+
+// hasValidIndex reports whether the table has the index, valid.
+func (f Facts) hasValidIndex(name string) bool {
+	for _, ix := range f.Indexes {
+		if ix.Name == name {
+			return ix.Valid
+		}
+	}
+	return false
 }
 
 // uses reports whether the plan reads index.
@@ -125,6 +123,10 @@ type Table struct {
 	RowWidth int64
 	// PendingIndexBytes is the size of outbox_pending_idx, 0 when missing.
 	PendingIndexBytes int64
+	// PlannerRows is the row count the planner's statistics hold
+	// (pg_class.reltuples): -1 before the table was first analyzed or
+	// vacuumed.
+	PlannerRows int64
 }
 
 // Lapsed describes pending rows whose lease expired (locked_until past with

@@ -73,7 +73,8 @@ func Gather(ctx context.Context, pool *pgxpool.Pool, schema string, warnAge time
 		{"read the table's statistics", func() error { return gatherTable(ctx, pool, n, &f) }},
 		{"find lapsed leases", func() error { return gatherLapsed(ctx, pool, n, &f) }},
 		{"count dead rows", func() error { return gatherDead(ctx, pool, n, &f) }},
-		{"find rows ahead of the xid counter", func() error { return gatherXIDAhead(ctx, pool, n, &f) }},
+		{"find rows ahead of the xid counter", func() (err error) { f.XIDAhead, err = store.XIDAhead(ctx); return err }},
+		{"read the row-level security", func() (err error) { f.RowSecurity, err = store.RowSecurity(ctx); return err }},
 	}
 	for _, s := range steps {
 		if err := s.run(); err != nil {
@@ -216,12 +217,13 @@ func gatherTable(ctx context.Context, pool *pgxpool.Pool, n names, f *Facts) err
     pg_relation_size($1::regclass), pg_indexes_size($1::regclass),
     coalesce((SELECT sum(avg_width) FROM pg_catalog.pg_stats
               WHERE schemaname = $2 AND tablename = 'outbox'), 0)::int8,
-    coalesce(pg_relation_size(to_regclass($3)), 0)
+    coalesce(pg_relation_size(to_regclass($3)), 0),
+    (SELECT reltuples FROM pg_catalog.pg_class WHERE oid = $1::regclass)::int8
 FROM (SELECT 1) one
 LEFT JOIN pg_catalog.pg_stat_user_tables s ON s.relid = $1::regclass`,
 		n.table, n.schema, pgx.Identifier{n.schema, PendingIndex}.Sanitize()).Scan(
 		&t.LiveTuples, &t.DeadTuples, &t.LastAutovacuum, &t.LastVacuum,
-		&t.TableBytes, &t.IndexBytes, &t.RowWidth, &t.PendingIndexBytes)
+		&t.TableBytes, &t.IndexBytes, &t.RowWidth, &t.PendingIndexBytes, &t.PlannerRows)
 	return err
 }
 
@@ -245,29 +247,6 @@ func gatherDead(ctx context.Context, pool *pgxpool.Pool, n names, f *Facts) erro
 	return pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE dead_at > now() - interval '1 hour'),
     count(*) FILTER (WHERE dead_at <= now() - interval '1 hour')
 FROM `+n.table+` WHERE dead_at IS NOT NULL`).Scan(&f.DeadLastHour, &f.DeadBefore)
-}
-
-// gatherXIDAhead finds the pending rows whose xid is at or above the xmax
-// of a fresh snapshot: ids no transaction of this cluster has taken yet.
-// Reading the snapshot takes no transaction id of doctor's own.
-func gatherXIDAhead(ctx context.Context, pool *pgxpool.Pool, n names, f *Facts) error {
-	x := &f.XIDAhead
-	var secs *float64
-	err := pool.QueryRow(ctx, `WITH s AS (SELECT pg_snapshot_xmax(pg_current_snapshot()) AS xmax)
-SELECT count(*),
-    coalesce(max(o.xid::text::numeric - s.xmax::text::numeric), 0)::int8,
-    extract(epoch FROM now() - min(o.created_at))::float8,
-    count(DISTINCT o.ordering_key),
-    coalesce((array_agg(DISTINCT o.ordering_key) FILTER (WHERE o.ordering_key IS NOT NULL))[1:5], '{}')
-FROM `+n.table+` o, s
-WHERE o.published_at IS NULL AND o.dead_at IS NULL AND o.xid >= s.xmax`).Scan(&x.Count, &x.MaxAhead, &secs, &x.Keys, &x.Sample)
-	if err != nil {
-		return err
-	}
-	if secs != nil {
-		x.Oldest = time.Duration(*secs * float64(time.Second))
-	}
-	return nil
 }
 
 // errNoPlan reports an EXPLAIN that returned no plan.

@@ -130,19 +130,19 @@ func TestGatherFindsRowsAheadOfTheXIDCounter(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := f.XIDAhead
-	if x.Count != 2 || x.Keys != 1 || len(x.Sample) != 1 || x.Sample[0] != "customer-7" || x.MaxAhead < 999_000 || x.MaxAhead > 1_000_000 {
+	if x.Rows != 2 || x.Keys != 1 || len(x.Sample) != 1 || x.Sample[0] != "customer-7" || x.MaxAhead < 999_000 || x.MaxAhead > 1_000_000 {
 		t.Fatalf("rows ahead of the xid counter: %+v, want 2 rows, one key (customer-7), about 1000000 ahead", x)
 	}
 	rep := NewReport("x", Evaluate(f, Thresholds{}))
 	c, _ := rep.Find(CheckXIDAhead)
-	if c.Verdict != Red || !strings.Contains(c.Found, "customer-7") || !strings.Contains(c.Fix, "SET xid = pg_current_xact_id()") {
+	if c.Verdict != Red || !strings.Contains(c.Found, "customer-7") || !strings.Contains(c.Fix, "SET xid = pg_current_xact_id()") || !strings.Contains(c.Fix, "reliar repair xids") {
 		t.Fatalf("check %+v", c)
 	}
 	fix := strings.TrimSuffix(c.Fix[strings.Index(c.Fix, "UPDATE"):strings.Index(c.Fix, "; when importing")], ";")
 	if _, err := pool.Exec(ctx, fix); err != nil {
 		t.Fatalf("the fix %q: %v", fix, err)
 	}
-	if f, err = Gather(ctx, pool, schema, time.Minute, quiet); err != nil || f.XIDAhead.Count != 0 {
+	if f, err = Gather(ctx, pool, schema, time.Minute, quiet); err != nil || f.XIDAhead.Rows != 0 {
 		t.Fatalf("after the fix: %+v, %v", f.XIDAhead, err)
 	}
 }

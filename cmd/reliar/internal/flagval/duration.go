@@ -69,8 +69,13 @@ func FormatDuration(d time.Duration) string {
 	case d < time.Minute:
 		return d.Round(100 * time.Millisecond).String()
 	}
+	// time.Duration writes every unit from the largest down ("1h0m10s",
+	// "2h0m0s"); drop only zero units at the end, never a digit of a
+	// non-zero one ("1m30s" stays whole).
 	s := d.Round(time.Second).String()
-	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
 	if strings.HasSuffix(s, "h0m") {
 		s = strings.TrimSuffix(s, "0m")
 	}

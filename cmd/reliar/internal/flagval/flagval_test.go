@@ -135,6 +135,43 @@ func TestSchemaAndAddr(t *testing.T) {
 	}
 }
 
+// TestFormatDurationEdges covers the edges of every unit: a formatter that
+// trims a "0s" suffix cuts 1m30s to "1m3".
+func TestFormatDurationEdges(t *testing.T) {
+	tests := []struct {
+		in   time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{59 * time.Second, "59s"},
+		{time.Minute, "1m"},
+		{70 * time.Second, "1m10s"},
+		{90 * time.Second, "1m30s"},
+		{10*time.Minute + 50*time.Second, "10m50s"},
+		{time.Hour, "1h"},
+		{time.Hour + 10*time.Second, "1h0m10s"},
+		{time.Hour + 10*time.Minute, "1h10m"},
+		{time.Hour + 10*time.Minute + 20*time.Second, "1h10m20s"},
+		{24 * time.Hour, "1d"},
+		{36 * time.Hour, "36h"},
+		{Day + 90*time.Second, "24h1m30s"},
+		{14 * Day, "14d"},
+		{-90 * time.Second, "-1m30s"},
+	}
+	for _, tt := range tests {
+		got := FormatDuration(tt.in)
+		if got != tt.want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+		if tt.in < 0 {
+			continue
+		}
+		if back, err := ParseDuration(got); err != nil || back != tt.in {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", got, back, err, tt.in)
+		}
+	}
+}
+
 func TestParseAndFormatDuration(t *testing.T) {
 	for _, d := range []time.Duration{time.Hour, 36 * time.Hour, 14 * Day, 95 * time.Second} {
 		if back, err := ParseDuration(FormatDuration(d)); err != nil || back != d {

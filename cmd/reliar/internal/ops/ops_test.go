@@ -397,8 +397,19 @@ func TestDocuments(t *testing.T) {
 	if got := StatsSummary(st); got != "stats: pending=4 due=2 leased=1 scheduled=1 expired_pending=0 dead=3 oldest_due_age=1.5s" {
 		t.Fatalf("stats summary %q", got)
 	}
-	if tab := StatsTable(st); len(tab) != 8 || !strings.HasPrefix(tab[1], "due              2") {
+	if tab := StatsTable(st, 0); len(tab) != 8 || !strings.HasPrefix(tab[1], "due              2") {
 		t.Fatalf("stats table %q", tab)
+	}
+	// A row waiting 90 s reads as 1m30s in the summary and the table.
+	st.OldestDueAge = 90 * time.Second
+	if got := StatsSummary(st); !strings.HasSuffix(got, " oldest_due_age=1m30s") {
+		t.Fatalf("stats summary %q, want oldest_due_age=1m30s", got)
+	}
+	if tab := StatsTable(st, 0); !strings.HasPrefix(tab[len(tab)-1], "oldest due row waiting 1m30s, as of") {
+		t.Fatalf("stats table %q, want the oldest due row waiting 1m30s", tab)
+	}
+	if tab := StatsTable(st, 7); !strings.HasPrefix(tab[1], "due              2     claimable now, except 7 of them by a per-key claim") {
+		t.Fatalf("stats table with rows a per-key claim cannot take %q", tab)
 	}
 	if Retry.String() != "retry" || Delete.String() != "purge" || Retry.Past() != "retried" || Delete.Past() != "purged" {
 		t.Fatal("action names")

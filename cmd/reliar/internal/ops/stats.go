@@ -23,6 +23,15 @@ type StatsDocument struct {
 	// null when the store cannot list tenants (SQLite, MariaDB) or the
 	// list is off, an empty array when no tenant has due rows.
 	Tenants []TenantDocument `json:"tenants"`
+	// XIDAhead counts the rows per-key claims cannot take because their
+	// transaction id is ahead of the database's counter; left out when
+	// the store cannot tell (SQLite, MariaDB) or was not asked (the admin
+	// page, which polls).
+	XIDAhead *XIDAheadDocument `json:"xid_ahead,omitempty"`
+	// RowSecurityMayHideRows is true when row-level security may hide
+	// rows from the role the counts were read as (PostgreSQL): the counts
+	// leave them out. Left out when false.
+	RowSecurityMayHideRows bool `json:"row_security_may_hide_rows,omitempty"`
 }
 
 // NewStatsDocument converts a store's Stats.
@@ -40,11 +49,17 @@ func NewStatsDocument(st outbox.Stats) StatsDocument {
 }
 
 // StatsTable renders the gauges as an aligned table, one state a row, with
-// what each state means.
-func StatsTable(st outbox.Stats) []string {
+// what each state means. perKeyBlocked is how many of the due rows a
+// per-key claim cannot take (rows ahead of the xid counter and the later
+// rows of their keys); they are not called claimable.
+func StatsTable(st outbox.Stats, perKeyBlocked int64) []string {
+	due := "claimable now"
+	if perKeyBlocked > 0 {
+		due = fmt.Sprintf("claimable now, except %d of them by a per-key claim (see below)", perKeyBlocked)
+	}
 	rows := [][]string{
 		{"STATE", "ROWS", "MEANING"},
-		{"due", fmt.Sprint(st.Due), "claimable now"},
+		{"due", fmt.Sprint(st.Due), due},
 		{"leased", fmt.Sprint(st.Leased), "held by a dispatcher's live lease"},
 		{"scheduled", fmt.Sprint(st.Scheduled), "due later (retry delay or available_at)"},
 		{"expired_pending", fmt.Sprint(st.ExpiredPending), "past expires_at, awaiting the expiry sweep"},

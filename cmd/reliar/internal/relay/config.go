@@ -81,6 +81,10 @@ type Config struct {
 	// ProbeInterval is how often readiness checks the store and the
 	// broker. Defaults to DefaultProbeInterval.
 	ProbeInterval time.Duration
+	// InspectInterval is how often the relay looks for outbox rows its
+	// claims cannot take: on PostgreSQL, rows whose transaction id is ahead
+	// of the database's counter. Defaults to DefaultInspectInterval.
+	InspectInterval time.Duration
 	// Logger receives the relay's logs; it must not see payloads, and its
 	// output is expected to be redacted. Defaults to slog.Default().
 	Logger *slog.Logger
@@ -119,6 +123,9 @@ func (c Config) validate() error {
 	}
 	if c.ProbeInterval < 0 {
 		bad("probe interval must not be negative, not %v", c.ProbeInterval)
+	}
+	if c.InspectInterval < 0 {
+		bad("inspect interval must not be negative, not %v", c.InspectInterval)
 	}
 	if err := flagval.CheckAddr(c.metricsAddr()); err != nil {
 		bad("metrics address: %v", err)
@@ -169,6 +176,13 @@ func (c Config) probeInterval() time.Duration {
 		return DefaultProbeInterval
 	}
 	return c.ProbeInterval
+}
+
+func (c Config) inspectInterval() time.Duration {
+	if c.InspectInterval == 0 {
+		return DefaultInspectInterval
+	}
+	return c.InspectInterval
 }
 
 // retryInterval is the wait between start-up attempts: the idle poll

@@ -59,6 +59,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return exitcode.FailureError(fmt.Errorf("metrics: %w", err))
 	}
+	xg, err := newXIDGauges(reg)
+	if err != nil {
+		return exitcode.FailureError(fmt.Errorf("metrics: %w", err))
+	}
 	ready := &readiness{}
 	srv, err := startServer(cfg.metricsAddr(), reg, ready, log)
 	if err != nil {
@@ -85,10 +89,14 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	}
 	defer d.close(log)
+	if err := checkRowSecurity(ctx, cfg, d.store, log); err != nil {
+		return exitcode.UsageError(err)
+	}
 	w, err := newWorkers(cfg, d, tel.wrap(metrics), sink, log, tel.options()...)
 	if err != nil {
 		return err
 	}
+	w.inspector = newInspector(cfg, d.store, xg, log)
 	if err := w.run(ctx, ready); err != nil {
 		return exitcode.FailureError(err)
 	}
@@ -102,7 +110,10 @@ type workers struct {
 	dispatchers []*outbox.Dispatcher
 	maintainer  *outbox.Maintainer
 	prober      *prober
-	log         *slog.Logger
+	// inspector looks for rows the claims cannot take; nil for a store
+	// that cannot tell.
+	inspector *inspector
+	log       *slog.Logger
 }
 
 // newWorkers makes the dispatchers and the maintainer. Settings the store
@@ -201,6 +212,9 @@ func (w *workers) run(ctx context.Context, ready *readiness) error {
 	}
 	w.prober.ready = ready
 	wg.Go(func() { w.prober.run(ctx) })
+	if w.inspector != nil {
+		wg.Go(func() { w.inspector.run(ctx) })
+	}
 	ready.run(w.dispatchers)
 	stop := context.AfterFunc(ctx, func() {
 		ready.drain()
