@@ -85,6 +85,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	}
 	defer d.close(log)
+	warnBrokerSetup(ctx, cfg.Broker, log)
 	w, err := newWorkers(cfg, d, tel.wrap(metrics), sink, log, tel.options()...)
 	if err != nil {
 		return err
@@ -112,12 +113,14 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 		return nil, exitcode.UsageError(err)
 	}
 	n := cfg.dispatchers()
+	dests := newDestinations(d.broker, log)
 	w := &workers{
 		dispatchers: make([]*outbox.Dispatcher, n),
-		prober: &prober{backend: d.backend, broker: d.broker, interval: cfg.probeInterval(),
+		prober: &prober{backend: d.backend, broker: d.broker, dests: dests, interval: cfg.probeInterval(),
 			timeout: cfg.Settings.WithDefaults().StoreTimeout, log: log},
 		log: log,
 	}
+	pub := dests.wrap(d.broker.Publisher)
 	bk := newBreakers(n, m.BreakerOpen)
 	for i := range n {
 		s := cfg.Settings
@@ -136,7 +139,7 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 			opts = append(opts, outbox.WithEvents(sink))
 		}
 		opts = append(opts, extra...)
-		disp, err := outbox.New(d.store, d.broker.Publisher, s, opts...)
+		disp, err := outbox.New(d.store, pub, s, opts...)
 		if err != nil {
 			return nil, exitcode.UsageError(err)
 		}
@@ -200,6 +203,7 @@ func (w *workers) run(ctx context.Context, ready *readiness) error {
 		})
 	}
 	w.prober.ready = ready
+	ready.watch(w.prober.dests)
 	wg.Go(func() { w.prober.run(ctx) })
 	ready.run(w.dispatchers)
 	stop := context.AfterFunc(ctx, func() {
