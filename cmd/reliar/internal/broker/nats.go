@@ -39,7 +39,9 @@ func parseNATS(raw string, o Options) (func(ctx context.Context) (*Broker, error
 	if err := checkSubjectPrefix(prefix); err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (*Broker, error) { return openNATS(ctx, raw, prefix, o.CreateStream, o.logger()) }, nil
+	return func(ctx context.Context) (*Broker, error) {
+		return openNATS(ctx, raw, prefix, o.CreateStream, o.logger())
+	}, nil
 }
 
 // openNATS connects to NATS, retrying in the background while no server
