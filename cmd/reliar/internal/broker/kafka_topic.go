@@ -68,6 +68,7 @@ func kafkaTopicFix(topics []string) string {
 // missingTopics returns those of topics the cluster does not have.
 func missingTopics(ctx context.Context, client *kgo.Client, topics []string) ([]string, error) {
 	req := kmsg.NewPtrMetadataRequest()
+	req.AllowAutoTopicCreation = false // asking must not create them
 	for _, t := range topics {
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr(t)
