@@ -6,7 +6,10 @@
 // [Run] serves the HTTP endpoints first, then waits for the store (reachable
 // and migrated — it never migrates unless told to) and the broker, answering
 // 503 on /readyz with the reason meanwhile, then runs the dispatchers until
-// its context ends, and drains. Its error carries the process's exit status
+// its context ends, and drains. A broker destination that lacks what it
+// needs (a stream, an exchange, a topic) is warned about at start-up and
+// at its first failed publish, and makes /readyz answer 503 while every
+// destination with rows is unusable (destinations.go). Its error carries the process's exit status
 // (package exitcode): 2 for bad input, 1 when a dispatcher or the maintainer
 // met a failure that retrying cannot fix, such as a dropped table.
 package relay
