@@ -166,12 +166,17 @@ type dashboardData struct {
 	Stats ops.StatsDocument
 	Lag   string
 	// Drain is the net drain in rows per minute; empty before two samples.
-	Drain    string
-	Interval string
-	Charts   []chart
-	Filter   deadFilter
-	Dead     []deadRow
-	Poisoned []outboxdriver.PoisonedRecord
+	Drain string
+	// Published is the publish rate in rows per minute; empty before two
+	// samples, or when the store does not count published rows
+	// (CountsPublished false).
+	Published       string
+	CountsPublished bool
+	Interval        string
+	Charts          []chart
+	Filter          deadFilter
+	Dead            []deadRow
+	Poisoned        []outboxdriver.PoisonedRecord
 	// TenantsListed says the store lists its tenants: the table shows,
 	// Tenants empty when none has due rows.
 	TenantsListed bool
@@ -226,7 +231,11 @@ func (s *Server) fillDashboard(ctx context.Context, d *dashboardData) error {
 		d.Drain = formatValue(*doc.DrainPerMinute)
 	}
 	end := doc.AsOf
-	d.Charts = charts(s.history.since(end.Add(-s.cfg.History)), end, s.cfg.History)
+	if doc.PublishedPerMinute != nil {
+		d.Published = formatValue(*doc.PublishedPerMinute)
+	}
+	d.Charts = charts(s.history.since(end.Add(-s.cfg.History)), end, s.cfg.History, s.cfg.Published != nil)
+	d.CountsPublished = s.cfg.Published != nil
 
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()

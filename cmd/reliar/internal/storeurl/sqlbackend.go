@@ -92,9 +92,9 @@ func (b *sqlBackend) sqlStore(ctx context.Context) (sqlStore, error) {
 	return s, nil
 }
 
-func (b *sqlBackend) CountPublished(ctx context.Context, since time.Time) (int64, error) {
+func (b *sqlBackend) CountPublished(ctx context.Context, from, to time.Time) (int64, error) {
 	var n int64
-	if err := b.db.QueryRowContext(ctx, "SELECT count(*) FROM outbox WHERE published_at > ?", b.timeArg(since)).Scan(&n); err != nil {
+	if err := b.db.QueryRowContext(ctx, "SELECT count(*) FROM outbox WHERE published_at > ? AND published_at <= ?", b.timeArg(from), b.timeArg(to)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count published rows: %w", err)
 	}
 	return n, nil

@@ -233,10 +233,10 @@ type Backend interface {
 	Begin(ctx context.Context) (Tx, error)
 	// Dialect spells SQL for this database.
 	Dialect() Dialect
-	// CountPublished counts the outbox rows published after since, by
-	// the store's clock (rows purged since are not counted): the publish
-	// rate of the admin page.
-	CountPublished(ctx context.Context, since time.Time) (int64, error)
+	// CountPublished counts the outbox rows published after from and at
+	// or before to, by the store's clock (rows purged since are not
+	// counted): the publish rate of the admin page.
+	CountPublished(ctx context.Context, from, to time.Time) (int64, error)
 	// Close releases the connections; for a scratch backend it first
 	// removes everything the backend created.
 	Close(ctx context.Context) error
