@@ -42,7 +42,7 @@ func TestAPIShapes(t *testing.T) {
 	var stats map[string]any
 	res := s.bearer(t, http.MethodGet, "/api/stats", nil)
 	res.json(t, &stats)
-	want := []string{"as_of", "dead", "drain_per_minute", "due", "expired_pending", "history", "leased", "oldest_due_age_seconds", "pending", "scheduled", "tenants"}
+	want := []string{"as_of", "dead", "drain_per_minute", "due", "expired_pending", "history", "leased", "oldest_due_age_seconds", "pending", "published_per_minute", "scheduled", "tenants"}
 	if got := keys(stats); !slices.Equal(got, want) {
 		t.Fatalf("/api/stats keys %v, want %v", got, want)
 	}
