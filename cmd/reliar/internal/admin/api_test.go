@@ -82,6 +82,14 @@ func TestAPIShapes(t *testing.T) {
 	if recs := next["records"].([]any); len(recs) != 1 || recs[0].(map[string]any)["id"] != ids[2].String() || next["next_after_sequence"] != nil {
 		t.Fatalf("/api/dead second page %v", next)
 	}
+	// Newest first: the third orders.placed row, then the second, with
+	// the before cursor.
+	var newest map[string]any
+	s.bearer(t, http.MethodGet, "/api/dead?type=orders.placed&limit=2&order=newest", nil).json(t, &newest)
+	if recs := newest["records"].([]any); len(recs) != 2 || recs[0].(map[string]any)["id"] != ids[2].String() ||
+		recs[1].(map[string]any)["id"] != ids[1].String() || newest["next_before_sequence"] == nil || newest["next_after_sequence"] != nil {
+		t.Fatalf("/api/dead?order=newest %v", newest)
+	}
 	var tenant map[string]any
 	s.bearer(t, http.MethodGet, "/api/dead?tenant=globex", nil).json(t, &tenant)
 	if recs := tenant["records"].([]any); len(recs) != 2 {

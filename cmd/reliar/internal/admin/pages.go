@@ -199,6 +199,9 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, c caller) {
 		d.Flash, d.FlashError = err.Error(), true
 		f = deadFilter{Limit: pageLimit}
 	}
+	if f.Order == "" {
+		f.Order = orderOldest
+	}
 	d.Filter = f
 	status := http.StatusOK
 	if err := s.fillDashboard(r.Context(), &d); err != nil {
@@ -253,15 +256,17 @@ func (s *Server) fillDashboard(ctx context.Context, d *dashboardData) error {
 		})
 	}
 	d.Poisoned = page.Poisoned
-	if page.NextAfterSequence != nil {
-		next := d.Filter
+	next := d.Filter
+	switch {
+	case d.Filter.Newest() && page.NextBeforeSequence != nil:
+		next.Before = *page.NextBeforeSequence
+		d.NextURL = next.PageURL()
+	case !d.Filter.Newest() && page.NextAfterSequence != nil:
 		next.After = *page.NextAfterSequence
 		d.NextURL = next.PageURL()
 	}
-	if d.Filter.After > 0 {
-		first := d.Filter
-		first.After = 0
-		d.FirstURL = first.PageURL()
+	if d.Filter.After > 0 || d.Filter.Before > 0 {
+		d.FirstURL = d.Filter.withOrder(d.Filter.Order).PageURL()
 	}
 	return nil
 }
@@ -280,6 +285,9 @@ func (s *Server) pageAction(act ops.Action) callerHandler {
 		if err != nil {
 			f = deadFilter{Limit: pageLimit}
 		}
+		if f.Order == "" {
+			f.Order = orderOldest
+		}
 		all := r.PostForm.Get("scope") == "all"
 		var ids []string
 		switch {
@@ -290,7 +298,7 @@ func (s *Server) pageAction(act ops.Action) callerHandler {
 		}
 		back := f
 		if all {
-			back.After = 0
+			back = f.withOrder(f.Order)
 		}
 		a, err := newAction(act, ids, all, f)
 		if err != nil {
