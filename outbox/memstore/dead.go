@@ -11,9 +11,10 @@ import (
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// ListDead returns one page of dead rows ordered by sequence. Rows that
-// cannot be decoded come back in Poisoned; the cursor is the largest
-// sequence scanned, set only when the page was full.
+// ListDead returns one page of dead rows ordered by sequence (descending
+// for a Newest listing). Rows that cannot be decoded come back in
+// Poisoned; the cursor is the last sequence scanned, set only when the page
+// was full.
 func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	if err := checkContext(ctx, "list dead"); err != nil {
 		return outboxdriver.DeadLetterPage{}, err
@@ -21,18 +22,26 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matches []*row
+	bound := q.SequenceBound()
 	for _, r := range s.dead.all() {
-		if r.seq > q.AfterSequence && deadMatches(r, q) {
+		if (q.Newest && r.seq < bound || !q.Newest && r.seq > bound) && deadMatches(r, q) {
 			matches = append(matches, r)
 		}
 	}
 	slices.SortFunc(matches, func(a, b *row) int { return cmp.Compare(a.seq, b.seq) })
+	if q.Newest {
+		slices.Reverse(matches)
+	}
 	limit := q.EffectiveLimit()
 	var page outboxdriver.DeadLetterPage
 	if len(matches) >= limit {
 		matches = matches[:limit]
 		next := matches[limit-1].seq
-		page.NextAfterSequence = &next
+		if q.Newest {
+			page.NextBeforeSequence = &next
+		} else {
+			page.NextAfterSequence = &next
+		}
 	}
 	for _, r := range matches {
 		if r.decodeErr != nil {

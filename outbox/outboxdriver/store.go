@@ -2,6 +2,7 @@ package outboxdriver
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"time"
 
@@ -325,9 +326,29 @@ type DeadQuery struct {
 	// DeadBefore keeps rows that went dead before it; zero keeps all.
 	DeadBefore time.Time
 	// AfterSequence is the keyset cursor: rows with a larger sequence.
+	// Newest listings ignore it.
 	AfterSequence int64
+	// Newest lists the newest rows first: in descending sequence order,
+	// from BeforeSequence. The page's cursor is then NextBeforeSequence.
+	Newest bool
+	// BeforeSequence is the keyset cursor of a Newest listing: rows with a
+	// smaller sequence; 0 starts from the newest row.
+	BeforeSequence int64
 	// Limit defaults to 100 and is capped at 1000.
 	Limit int
+}
+
+// SequenceBound returns the sequence a listing starts after (ascending)
+// or before (Newest): AfterSequence, or BeforeSequence with the largest
+// sequence for 0.
+func (q DeadQuery) SequenceBound() int64 {
+	switch {
+	case !q.Newest:
+		return q.AfterSequence
+	case q.BeforeSequence <= 0:
+		return math.MaxInt64
+	}
+	return q.BeforeSequence
 }
 
 // EffectiveLimit returns q.Limit with its default and cap applied.
@@ -408,8 +429,20 @@ type DeadLetterPage struct {
 	// Poisoned are dead rows that cannot be decoded.
 	Poisoned []PoisonedRecord
 	// NextAfterSequence is the cursor for the next page: the largest sequence
-	// scanned, set only when the page was full.
+	// scanned, set only when the page was full; nil for a Newest listing.
 	NextAfterSequence *int64
+	// NextBeforeSequence is the cursor for the next page of a Newest
+	// listing: the smallest sequence scanned, set only when the page was
+	// full.
+	NextBeforeSequence *int64
+}
+
+// Newest turns the page of a Newest listing read by code that tracks the
+// last sequence scanned as NextAfterSequence (outboxsql.DeadPage) into its
+// shape: that cursor becomes NextBeforeSequence.
+func (p DeadLetterPage) Newest() DeadLetterPage {
+	p.NextBeforeSequence, p.NextAfterSequence = p.NextAfterSequence, nil
+	return p
 }
 
 // CutLastError cuts a listed last_error to at most ListedLastErrorBytes, on

@@ -14,6 +14,7 @@ func deadCases() []testCase {
 	return []testCase{
 		{name: "ListDead orders by sequence and filters", run: deadListFilters},
 		{name: "ListDead pages with a keyset cursor", run: deadListPages},
+		{name: "ListDead lists the newest first when asked", run: deadListNewest},
 		{name: "ListDead limit defaults to 100 and is capped at 1000", run: deadListLimits},
 		{name: "ListDead returns poisoned dead rows apart", run: deadListPoisoned},
 		{name: "RetryDead makes a dead row due again", run: deadRetry},
@@ -149,6 +150,64 @@ func deadListPages(f *fixture) {
 		f.t.Errorf("page after the last row has %d records", len(p.Records))
 	}
 	f.cursor("empty page", p, nil)
+}
+
+func deadListNewest(f *fixture) {
+	msgs := make([]reliar.Outgoing, 7)
+	for i := range msgs {
+		msgs[i] = newMsg(i)
+		msgs[i].Metadata.TenantID = []string{"a", "b"}[i%2]
+	}
+	all := f.bySequence(f.kill(outboxdriver.DeadPermanent, msgs...))
+	want := slices.Clone(all)
+	slices.Reverse(want)
+	var (
+		got    []reliar.MessageID
+		before int64
+	)
+	for page := 1; ; page++ {
+		p := f.listDead(outboxdriver.DeadQuery{Newest: true, BeforeSequence: before, Limit: 3})
+		if p.NextAfterSequence != nil {
+			f.t.Errorf("page %d: NextAfterSequence %d on a newest-first listing, want nil", page, *p.NextAfterSequence)
+		}
+		for i, r := range p.Records {
+			got = append(got, r.Envelope.ID)
+			if i > 0 && r.Envelope.Sequence >= p.Records[i-1].Envelope.Sequence {
+				f.t.Errorf("page %d: sequence %d after %d, want descending", page, r.Envelope.Sequence, p.Records[i-1].Envelope.Sequence)
+			}
+		}
+		if len(p.Records) < 3 {
+			if p.NextBeforeSequence != nil {
+				f.t.Errorf("last page: NextBeforeSequence %d, want nil", *p.NextBeforeSequence)
+			}
+			break
+		}
+		smallest := p.Records[2].Envelope.Sequence
+		if p.NextBeforeSequence == nil || *p.NextBeforeSequence != smallest || page > 3 {
+			f.t.Fatalf("page %d: NextBeforeSequence %v, want %d; got %v so far", page, deref(p.NextBeforeSequence), smallest, got)
+		}
+		before = *p.NextBeforeSequence
+	}
+	if !slices.Equal(got, want) {
+		f.t.Fatalf("newest-first pages = %v, want %v", got, want)
+	}
+	// Filters apply, and an ascending listing is unchanged by the new fields.
+	p := f.listDead(outboxdriver.DeadQuery{Newest: true, TenantID: "b", Limit: 2})
+	if ids := f.idsOf(p); !slices.Equal(ids, []reliar.MessageID{all[5], all[3]}) {
+		f.t.Errorf("newest two of tenant b = %v, want %v", ids, []reliar.MessageID{all[5], all[3]})
+	}
+	if p := f.listDead(outboxdriver.DeadQuery{BeforeSequence: 1, Limit: 10}); len(p.Records) != 7 || p.NextBeforeSequence != nil {
+		f.t.Errorf("an ascending listing with BeforeSequence set: %d records, NextBeforeSequence %v; want 7, nil", len(p.Records), deref(p.NextBeforeSequence))
+	}
+}
+
+// idsOf returns the ids of a page's records, in their order.
+func (f *fixture) idsOf(p outboxdriver.DeadLetterPage) []reliar.MessageID {
+	ids := make([]reliar.MessageID, len(p.Records))
+	for i, r := range p.Records {
+		ids[i] = r.Envelope.ID
+	}
+	return ids
 }
 
 func deadListLimits(f *fixture) {

@@ -36,24 +36,37 @@ var listDead = `SELECT ` + listedColumns + `
 	ORDER BY is_dead, sequence
 	LIMIT ?`
 
+// listDeadNewest is listDead for a Newest listing: newest first, from a
+// cursor the rows come before.
+var listDeadNewest = strings.NewReplacer("AND sequence > ?", "AND sequence < ?",
+	"ORDER BY is_dead, sequence", "ORDER BY is_dead DESC, sequence DESC").Replace(listDead)
+
 // idChunk is the most ids one statement names.
 const idChunk = 1000
 
-// ListDead returns one page of dead rows ordered by sequence. Rows that
-// cannot be decoded come back in Poisoned. NextAfterSequence, the largest
-// sequence scanned, is set only when the page was full.
+// ListDead returns one page of dead rows ordered by sequence (descending
+// for a Newest listing). Rows that cannot be decoded come back in
+// Poisoned. The cursor, the last sequence scanned, is set only when the
+// page was full.
 func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	limit := q.EffectiveLimit()
 	var before any
 	if !q.DeadBefore.IsZero() {
 		before = datetime.Encode(q.DeadBefore)
 	}
-	rows, err := s.db.QueryContext(ctx, listDead, q.AfterSequence,
+	query := listDead
+	if q.Newest {
+		query = listDeadNewest
+	}
+	rows, err := s.db.QueryContext(ctx, query, q.SequenceBound(),
 		q.MessageType, q.MessageType, q.TenantID, q.TenantID, before, before, limit)
 	if err != nil {
 		return outboxdriver.DeadLetterPage{}, wrapErr("list dead", err)
 	}
 	page, err := outboxsql.DeadPage(rows, limit, datetime)
+	if q.Newest {
+		page = page.Newest()
+	}
 	return page, wrapErr("list dead", err)
 }
 

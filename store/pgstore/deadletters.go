@@ -11,11 +11,12 @@ import (
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// ListDead returns one page of dead rows ordered by sequence, without their
-// payloads and with metadata, headers and last_error read only up to the
-// listing's caps; rows that cannot be decoded come back in Poisoned.
-// NextAfterSequence is the largest sequence scanned, set only when the page
-// was full.
+// ListDead returns one page of dead rows ordered by sequence (descending
+// for a Newest listing), without their payloads and with metadata, headers
+// and last_error read only up to the listing's caps; rows that cannot be
+// decoded come back in Poisoned. The cursor, the last sequence scanned
+// (NextBeforeSequence for a Newest listing), is set only when the page was
+// full.
 func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	limit := q.EffectiveLimit()
 	var deadBefore pgtype.Timestamptz
@@ -28,7 +29,11 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 		last    int64
 	)
 	b := s.newBatch(adminTx)
-	b.Queue(s.sql.listDead, q.MessageType, q.TenantID, deadBefore, q.AfterSequence, limit)
+	query := s.sql.listDead
+	if q.Newest {
+		query = s.sql.listDeadNewest
+	}
+	b.Queue(query, q.MessageType, q.TenantID, deadBefore, q.SequenceBound(), limit)
 	err := s.send(ctx, b, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err != nil {
@@ -47,7 +52,7 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 			}
 			finish()
 			scanned++
-			last = max(last, l.Row.Sequence)
+			last = l.Row.Sequence
 			l.DeadReason = outboxdriver.DeadReason(reason)
 			if lastError != nil {
 				l.LastError = *lastError
@@ -66,6 +71,9 @@ func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxd
 	}
 	if scanned == limit {
 		page.NextAfterSequence = &last
+	}
+	if q.Newest {
+		page = page.Newest()
 	}
 	return page, nil
 }

@@ -86,6 +86,7 @@ type statements struct {
 	complete, fail, release, extend                string
 	purgePublished, purgeDead, purgeExpired, stats string
 	listDead, deadPayload, retryDead, deleteDead   string
+	listDeadNewest                                 string
 	markProcessed, purgeProcessed                  string
 }
 
@@ -332,6 +333,10 @@ WHERE dead_at IS NOT NULL
 ORDER BY sequence
 LIMIT $5`
 
+// listDeadNewestSQL is listDeadSQL for a Newest listing: newest first,
+// from a cursor $4 the rows come before.
+var listDeadNewestSQL = strings.Replace(listDeadSQL, "AND sequence > $4::int8\nORDER BY sequence", "AND sequence < $4::int8\nORDER BY sequence DESC", 1)
+
 // deadPayloadSQL reads at most $2 bytes of one dead row's payload.
 const deadPayloadSQL = `SELECT sequence, message_type, content_type, substring(payload FROM 1 FOR $2::int), octet_length(payload)
 FROM {{table}}
@@ -374,6 +379,8 @@ func newStatements(n names, cfg config) statements {
 		stats:            n.render(statsSQL),
 		listDead: n.render(strings.NewReplacer("%COLUMNS%", listedColumns(),
 			"%LASTERROR%", strconv.Itoa(outboxdriver.ListedLastErrorBytes+1)).Replace(listDeadSQL)),
+		listDeadNewest: n.render(strings.NewReplacer("%COLUMNS%", listedColumns(),
+			"%LASTERROR%", strconv.Itoa(outboxdriver.ListedLastErrorBytes+1)).Replace(listDeadNewestSQL)),
 		deadPayload:    n.render(deadPayloadSQL),
 		retryDead:      n.render(retryDeadSQL),
 		deleteDead:     n.render(deleteDeadSQL),

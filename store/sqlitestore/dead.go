@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox/outboxdriver"
@@ -34,6 +35,10 @@ var listDead = `SELECT ` + listedColumns + `
 	ORDER BY sequence
 	LIMIT ?5`
 
+// listDeadNewest is listDead for a Newest listing: newest first, from a
+// cursor ?4 the rows come before.
+var listDeadNewest = strings.Replace(listDead, "AND sequence > ?4\n\tORDER BY sequence", "AND sequence < ?4\n\tORDER BY sequence DESC", 1)
+
 // retryDead makes dead rows due again. It resets attempts and lapsed claims,
 // keeps last_error, and drops an expires_at already past.
 const retryDead = `UPDATE outbox SET
@@ -50,20 +55,28 @@ const retryDead = `UPDATE outbox SET
 const purgeDeadRows = `DELETE FROM outbox
 	WHERE id IN (SELECT value FROM json_each(?1)) AND dead_at IS NOT NULL`
 
-// ListDead returns one page of dead rows ordered by sequence. Rows that
-// cannot be decoded come back in Poisoned. NextAfterSequence, the largest
-// sequence scanned, is set only when the page was full.
+// ListDead returns one page of dead rows ordered by sequence (descending
+// for a Newest listing). Rows that cannot be decoded come back in
+// Poisoned. The cursor, the last sequence scanned, is set only when the
+// page was full.
 func (s *Store) ListDead(ctx context.Context, q outboxdriver.DeadQuery) (outboxdriver.DeadLetterPage, error) {
 	limit := q.EffectiveLimit()
 	var before any
 	if !q.DeadBefore.IsZero() {
 		before = toMicros(q.DeadBefore)
 	}
-	rows, err := s.db.QueryContext(ctx, listDead, q.MessageType, q.TenantID, before, q.AfterSequence, limit)
+	query := listDead
+	if q.Newest {
+		query = listDeadNewest
+	}
+	rows, err := s.db.QueryContext(ctx, query, q.MessageType, q.TenantID, before, q.SequenceBound(), limit)
 	if err != nil {
 		return outboxdriver.DeadLetterPage{}, wrapErr("list dead", err)
 	}
 	page, err := outboxsql.DeadPage(rows, limit, micros)
+	if q.Newest {
+		page = page.Newest()
+	}
 	return page, wrapErr("list dead", err)
 }
 

@@ -67,8 +67,8 @@ func (s *Server) run(ctx context.Context, a action, r *http.Request, c caller) (
 		err error
 	)
 	if a.allMatching {
-		q := a.filter.query()
-		q.AfterSequence, q.Limit = 0, ops.IDBatch
+		q := a.filter.withOrder(orderOldest).query()
+		q.Limit = ops.IDBatch
 		t, err = ops.ApplyMatching(ctx, s.cfg.Store, a.act, q, nil)
 	} else {
 		t, err = ops.ApplyIDs(ctx, s.cfg.Store, a.act, a.ids)

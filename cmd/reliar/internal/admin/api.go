@@ -25,6 +25,10 @@ type StatsDocument struct {
 	// DrainPerMinute is the net drain (rows per minute the pending backlog
 	// shrank) over the last five minutes of samples; null before two.
 	DrainPerMinute *float64 `json:"drain_per_minute"`
+	// PublishedPerMinute is the publish rate (rows published per minute)
+	// over the last minute of samples; null before two, or when the store
+	// does not count its published rows.
+	PublishedPerMinute *float64 `json:"published_per_minute"`
 	// History holds the samples of the last hour, oldest first.
 	History []HistoryPoint `json:"history"`
 	// tenantsErr is why the tenants could not be read; the gauges were,
@@ -38,6 +42,9 @@ type HistoryPoint struct {
 	Pending int64     `json:"pending"`
 	Due     int64     `json:"due"`
 	Dead    int64     `json:"dead"`
+	// Published is the number of rows published since the previous
+	// sample; absent when the store did not count them.
+	Published *int64 `json:"published,omitempty"`
 }
 
 // ActionRequest is the body of POST /api/dead/retry and /api/dead/purge:
@@ -84,7 +91,14 @@ func (s *Server) statsDocument(ctx context.Context) (StatsDocument, error) {
 		doc.Tenants = ops.NewTenantDocuments(ts)
 	}
 	for _, p := range samples {
-		doc.History = append(doc.History, HistoryPoint{At: p.At.UTC(), Pending: p.Pending, Due: p.Due, Dead: p.Dead})
+		hp := HistoryPoint{At: p.At.UTC(), Pending: p.Pending, Due: p.Due, Dead: p.Dead}
+		if p.HasPublished {
+			hp.Published = &p.Published
+		}
+		doc.History = append(doc.History, hp)
+	}
+	if r := publishRates(samples); len(r) > 0 && r[len(r)-1].At.Equal(samples[len(samples)-1].At) {
+		doc.PublishedPerMinute = &r[len(r)-1].PerMinute
 	}
 	if d, ok := averageDrain(samples, drainSpan); ok {
 		doc.DrainPerMinute = &d

@@ -42,7 +42,7 @@ func TestAPIShapes(t *testing.T) {
 	var stats map[string]any
 	res := s.bearer(t, http.MethodGet, "/api/stats", nil)
 	res.json(t, &stats)
-	want := []string{"as_of", "dead", "drain_per_minute", "due", "expired_pending", "history", "leased", "oldest_due_age_seconds", "pending", "scheduled", "tenants"}
+	want := []string{"as_of", "dead", "drain_per_minute", "due", "expired_pending", "history", "leased", "oldest_due_age_seconds", "pending", "published_per_minute", "scheduled", "tenants"}
 	if got := keys(stats); !slices.Equal(got, want) {
 		t.Fatalf("/api/stats keys %v, want %v", got, want)
 	}
@@ -81,6 +81,14 @@ func TestAPIShapes(t *testing.T) {
 	s.bearer(t, http.MethodGet, "/api/dead?type=orders.placed&limit=2&after="+itoa(int64(dead["next_after_sequence"].(float64))), nil).json(t, &next)
 	if recs := next["records"].([]any); len(recs) != 1 || recs[0].(map[string]any)["id"] != ids[2].String() || next["next_after_sequence"] != nil {
 		t.Fatalf("/api/dead second page %v", next)
+	}
+	// Newest first: the third orders.placed row, then the second, with
+	// the before cursor.
+	var newest map[string]any
+	s.bearer(t, http.MethodGet, "/api/dead?type=orders.placed&limit=2&order=newest", nil).json(t, &newest)
+	if recs := newest["records"].([]any); len(recs) != 2 || recs[0].(map[string]any)["id"] != ids[2].String() ||
+		recs[1].(map[string]any)["id"] != ids[1].String() || newest["next_before_sequence"] == nil || newest["next_after_sequence"] != nil {
+		t.Fatalf("/api/dead?order=newest %v", newest)
 	}
 	var tenant map[string]any
 	s.bearer(t, http.MethodGet, "/api/dead?tenant=globex", nil).json(t, &tenant)

@@ -87,8 +87,10 @@ func acceptDialogs(t *testing.T, ctx context.Context) (messages func() []string,
 }
 
 // illustrate fills the chart's history with an hour of samples (a burst
-// that drained, and dead letters that piled up) ending at the store's
-// present counts, so that the screenshot shows what an operator sees.
+// that drained, and dead letters that piled up, the relay publishing
+// about 450 rows a minute and faster while it drained the burst) ending
+// at the store's present counts, so that the screenshot shows what an
+// operator sees.
 func illustrate(t *testing.T, s *testServer, o *pgOutbox) {
 	t.Helper()
 	st := o.stats(t)
@@ -99,7 +101,11 @@ func illustrate(t *testing.T, s *testServer, o *pgOutbox) {
 		if i == 60 {
 			pending, dead = st.Pending, st.Dead
 		}
-		s.srv.history.add(sample{At: st.AsOf.Add(-time.Duration(60-i) * time.Minute), Pending: pending, Dead: dead})
+		smp := sample{At: st.AsOf.Add(-time.Duration(60-i) * time.Minute), Pending: pending, Dead: dead}
+		if i > 0 {
+			smp.Published, smp.HasPublished = int64(450+600*math.Exp(-math.Pow((f-30)/6, 2))), true
+		}
+		s.srv.history.add(smp)
 	}
 }
 
@@ -122,6 +128,7 @@ func TestBrowser(t *testing.T) {
 	}
 	o.enqueue(t, due...)
 	s := newTestServer(t, o.store, false)
+	s.srv.cfg.Published = publishedCounter(o)
 	illustrate(t, s, o)
 
 	ctx := newBrowser(t)
@@ -189,8 +196,11 @@ func TestBrowser(t *testing.T) {
 	if got := text("#drain"); got == "" || got == "–" {
 		t.Errorf("net drain shows %q", got)
 	}
-	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg polyline").length`)); n != 3 {
-		t.Errorf("%d chart lines, want 3", n)
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("svg polyline").length`)); n != 4 {
+		t.Errorf("%d chart lines, want 4: pending, dead, published, net drain", n)
+	}
+	if v, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('figure[data-chart="published"] .legend').dataset.last`)); v != "450" {
+		t.Errorf("the publish chart's latest value is %q, want the 450 rows/min of the last sample", v)
 	}
 	if n := rows(); n != 5 {
 		t.Fatalf("%d dead letters listed, want 5", n)

@@ -42,6 +42,9 @@ type chartLine struct {
 	Points string
 	// Last is the series' latest value, for the legend.
 	Last string
+	// LastValue is Last unformatted, for scripts and tests; empty with
+	// no value.
+	LastValue string
 }
 
 // tick is a labelled grid line.
@@ -113,6 +116,7 @@ func newChart(id, title, unit string, end time.Time, span time.Duration, all []s
 		line.Points = b.String()
 		if n := len(s.Points); n > 0 {
 			line.Last = formatValue(s.Points[n-1].V)
+			line.LastValue = strconv.FormatFloat(s.Points[n-1].V, 'f', -1, 64)
 			desc = append(desc, fmt.Sprintf("%s now %s", s.Name, line.Last))
 		}
 		if len(s.Points) >= 2 {
@@ -179,23 +183,31 @@ func formatValue(v float64) string {
 // trimZero removes a trailing ".0".
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
 
-// charts draws the backlog and the net drain of the samples.
-func charts(samples []sample, end time.Time, span time.Duration) []chart {
-	var pending, dead, drain []point
+// charts draws the backlog, the publish rate (when the store counts its
+// published rows) and the net drain of the samples.
+func charts(samples []sample, end time.Time, span time.Duration, published bool) []chart {
+	var pending, dead []point
 	for _, s := range samples {
 		pending = append(pending, point{At: s.At, V: float64(s.Pending)})
 		dead = append(dead, point{At: s.At, V: float64(s.Dead)})
 	}
-	for _, r := range drainRates(samples) {
-		drain = append(drain, point{At: r.At, V: r.PerMinute})
+	points := func(rates []rate) []point {
+		out := make([]point, 0, len(rates))
+		for _, r := range rates {
+			out = append(out, point{At: r.At, V: r.PerMinute})
+		}
+		return out
 	}
-	return []chart{
-		newChart("backlog", "Backlog", "rows", end, span, []series{
-			{Name: "pending", Class: "s-pending", Points: pending},
-			{Name: "dead", Class: "s-dead", Points: dead},
-		}),
-		newChart("drain", "Throughput (net drain)", "rows/min", end, span, []series{
-			{Name: "drained per minute", Class: "s-drain", Points: drain},
-		}),
+	out := []chart{newChart("backlog", "Backlog", "rows", end, span, []series{
+		{Name: "pending", Class: "s-pending", Points: pending},
+		{Name: "dead", Class: "s-dead", Points: dead},
+	})}
+	if published {
+		out = append(out, newChart("published", "Throughput (published)", "rows/min", end, span, []series{
+			{Name: "published per minute", Class: "s-published", Points: points(publishRates(samples))},
+		}))
 	}
+	return append(out, newChart("drain", "Net drain (published − enqueued)", "rows/min", end, span, []series{
+		{Name: "drained per minute", Class: "s-drain", Points: points(drainRates(samples))},
+	}))
 }

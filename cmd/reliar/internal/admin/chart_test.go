@@ -85,7 +85,7 @@ func TestChartTemplate(t *testing.T) {
 		samples = append(samples, sample{At: t0.Add(time.Duration(i) * 10 * time.Minute), Pending: int64(600 - 100*i), Dead: int64(i)})
 	}
 	var b bytes.Buffer
-	for _, c := range charts(samples, t0.Add(time.Hour), time.Hour) {
+	for _, c := range charts(samples, t0.Add(time.Hour), time.Hour, false) {
 		if err := srv.pages.ExecuteTemplate(&b, "chart", c); err != nil {
 			t.Fatal(err)
 		}

@@ -17,17 +17,27 @@ var ErrBadRequest = errors.New("bad request")
 // maxFilterLen bounds a filter value.
 const maxFilterLen = 256
 
+// The orders a listing of dead letters takes (the order parameter).
+const (
+	orderNewest = "newest"
+	orderOldest = "oldest"
+)
+
 // deadFilter selects a page of dead letters: by message type and tenant,
-// from a keyset cursor, limit rows at a time.
+// newest or oldest first, from a keyset cursor (Before for the newest
+// first, After for the oldest first), limit rows at a time.
 type deadFilter struct {
 	Type   string
 	Tenant string
+	// Order is orderNewest or orderOldest; empty is the oldest first.
+	Order  string
 	After  int64
+	Before int64
 	Limit  int
 }
 
-// parseFilter reads type, tenant, after and limit from v; limit defaults to
-// defaultLimit.
+// parseFilter reads type, tenant, order, after, before and limit from v;
+// limit defaults to defaultLimit.
 func parseFilter(v url.Values, defaultLimit int) (deadFilter, error) {
 	f := deadFilter{Type: v.Get("type"), Tenant: v.Get("tenant"), Limit: defaultLimit}
 	for name, s := range map[string]string{"type": f.Type, "tenant": f.Tenant} {
@@ -35,12 +45,20 @@ func parseFilter(v url.Values, defaultLimit int) (deadFilter, error) {
 			return deadFilter{}, fmt.Errorf("%w: %s must be valid UTF-8 of at most %d bytes", ErrBadRequest, name, maxFilterLen)
 		}
 	}
-	if s := v.Get("after"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 {
-			return deadFilter{}, fmt.Errorf("%w: after must be a sequence number, not %q", ErrBadRequest, s)
+	switch o := v.Get("order"); o {
+	case "", orderNewest, orderOldest:
+		f.Order = o
+	default:
+		return deadFilter{}, fmt.Errorf("%w: order must be %s or %s, not %q", ErrBadRequest, orderNewest, orderOldest, o)
+	}
+	for name, dst := range map[string]*int64{"after": &f.After, "before": &f.Before} {
+		if s := v.Get(name); s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n < 0 {
+				return deadFilter{}, fmt.Errorf("%w: %s must be a sequence number, not %q", ErrBadRequest, name, s)
+			}
+			*dst = n
 		}
-		f.After = n
 	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -52,10 +70,30 @@ func parseFilter(v url.Values, defaultLimit int) (deadFilter, error) {
 	return f, nil
 }
 
+// Newest reports whether the filter lists the newest first.
+func (f deadFilter) Newest() bool { return f.Order == orderNewest }
+
 // query is the store's query of the filter.
 func (f deadFilter) query() outbox.DeadQuery {
-	return outbox.DeadQuery{MessageType: f.Type, TenantID: f.Tenant, AfterSequence: f.After, Limit: f.Limit}
+	q := outbox.DeadQuery{MessageType: f.Type, TenantID: f.Tenant, Limit: f.Limit}
+	if f.Newest() {
+		q.Newest, q.BeforeSequence = true, f.Before
+	} else {
+		q.AfterSequence = f.After
+	}
+	return q
 }
+
+// withOrder returns the filter listing in order from the first page.
+func (f deadFilter) withOrder(order string) deadFilter {
+	f.Order, f.After, f.Before = order, 0, 0
+	return f
+}
+
+// OrderURL returns the page's address listing the filter in order, from
+// its first page: for the newest first, the page of the newest dead
+// letters.
+func (f deadFilter) OrderURL(order string) string { return f.withOrder(order).PageURL() }
 
 // values encodes the filter, leaving out what is empty or the default.
 func (f deadFilter) values(defaultLimit int) url.Values {
@@ -66,8 +104,14 @@ func (f deadFilter) values(defaultLimit int) url.Values {
 	if f.Tenant != "" {
 		v.Set("tenant", f.Tenant)
 	}
-	if f.After > 0 {
+	if f.Order == orderNewest {
+		v.Set("order", orderNewest)
+	}
+	if f.After > 0 && !f.Newest() {
 		v.Set("after", strconv.FormatInt(f.After, 10))
+	}
+	if f.Before > 0 && f.Newest() {
+		v.Set("before", strconv.FormatInt(f.Before, 10))
 	}
 	if f.Limit != defaultLimit {
 		v.Set("limit", strconv.Itoa(f.Limit))
@@ -76,7 +120,7 @@ func (f deadFilter) values(defaultLimit int) url.Values {
 }
 
 // PageURL is the dashboard's address showing the filter: always a path on
-// this server.
+// this server. The page lists the oldest first unless order=newest.
 func (f deadFilter) PageURL() string {
 	v := f.values(pageLimit)
 	if len(v) == 0 {

@@ -13,6 +13,10 @@ type sample struct {
 	Pending int64
 	Due     int64
 	Dead    int64
+	// Published is the number of rows published since the previous
+	// sample, when HasPublished: the store counted them (Config.Published).
+	Published    int64
+	HasPublished bool
 }
 
 // history is a ring buffer of the latest samples.
@@ -60,25 +64,74 @@ func (h *history) latest() (sample, bool) {
 	return h.buf[(h.next-1+len(h.buf))%len(h.buf)], true
 }
 
-// rate is the net drain between two samples, in rows per minute: how much
-// the backlog of pending rows shrank. Stats has no published counter, so
-// this is the publish rate minus the enqueue rate (negative while the
-// backlog grows); on an idle producer it is the publish rate.
+// rate is a rate at a sample, in rows per minute.
 type rate struct {
 	At        time.Time
 	PerMinute float64
 }
 
-// drainRates returns the net drain between consecutive samples.
+// rateWindow is the span a charted rate is averaged over. The pending
+// count moves by whole claims and outcome writes, so a rate between two
+// samples 10 s apart swings by a claim's rows × 6 per minute either way
+// around the true value; over a minute of samples it settles.
+const rateWindow = time.Minute
+
+// windowStart returns the index of the sample the rate at samples[i]
+// is measured from: the oldest within rateWindow before it (the latest of
+// several taken at one instant), else the one just before it; -1 when
+// samples[i] was taken at the same instant as the one before.
+func windowStart(samples []sample, i int) int {
+	at := samples[i].At
+	if i == 0 || !samples[i-1].At.Before(at) {
+		return -1
+	}
+	k := i - 1
+	for j := i - 2; j >= 0 && !samples[j].At.Before(at.Add(-rateWindow)); j-- {
+		if samples[j].At.Before(samples[k].At) {
+			k = j
+		}
+	}
+	return k
+}
+
+// drainRates returns the net drain at each sample, averaged over
+// rateWindow: how fast the backlog of pending rows shrank, which is the
+// publish rate minus the enqueue rate (negative while the backlog grows,
+// about zero while the relay keeps up with the producers).
 func drainRates(samples []sample) []rate {
 	var out []rate
-	for i := 1; i < len(samples); i++ {
-		a, b := samples[i-1], samples[i]
-		d := b.At.Sub(a.At)
-		if d <= 0 {
+	for i := range samples {
+		k := windowStart(samples, i)
+		if k < 0 {
 			continue
 		}
-		out = append(out, rate{At: b.At, PerMinute: float64(a.Pending-b.Pending) / d.Minutes()})
+		a, b := samples[k], samples[i]
+		out = append(out, rate{At: b.At, PerMinute: float64(a.Pending-b.Pending) / b.At.Sub(a.At).Minutes()})
+	}
+	return out
+}
+
+// publishRates returns the publish rate at each sample whose store counted
+// its published rows, averaged over rateWindow (over the samples since the
+// last one without a count).
+func publishRates(samples []sample) []rate {
+	var out []rate
+	for i := range samples {
+		k := windowStart(samples, i)
+		if k < 0 || !samples[i].HasPublished {
+			continue
+		}
+		var n int64
+		for j := i; j > k; j-- {
+			if !samples[j].HasPublished {
+				k = j
+				break
+			}
+			n += samples[j].Published
+		}
+		if d := samples[i].At.Sub(samples[k].At); d > 0 {
+			out = append(out, rate{At: samples[i].At, PerMinute: float64(n) / d.Minutes()})
+		}
 	}
 	return out
 }
@@ -112,7 +165,15 @@ func (s *Server) sampleOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.history.add(sample{At: st.AsOf, Pending: st.Pending, Due: st.Due, Dead: st.Dead})
+	smp := sample{At: st.AsOf, Pending: st.Pending, Due: st.Due, Dead: st.Dead}
+	if prev, ok := s.history.latest(); ok && s.cfg.Published != nil && prev.At.Before(st.AsOf) {
+		n, err := s.cfg.Published(ctx, prev.At, st.AsOf)
+		if err != nil {
+			return err
+		}
+		smp.Published, smp.HasPublished = n, true
+	}
+	s.history.add(smp)
 	return nil
 }
 

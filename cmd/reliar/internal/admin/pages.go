@@ -166,12 +166,17 @@ type dashboardData struct {
 	Stats ops.StatsDocument
 	Lag   string
 	// Drain is the net drain in rows per minute; empty before two samples.
-	Drain    string
-	Interval string
-	Charts   []chart
-	Filter   deadFilter
-	Dead     []deadRow
-	Poisoned []outboxdriver.PoisonedRecord
+	Drain string
+	// Published is the publish rate in rows per minute; empty before two
+	// samples, or when the store does not count published rows
+	// (CountsPublished false).
+	Published       string
+	CountsPublished bool
+	Interval        string
+	Charts          []chart
+	Filter          deadFilter
+	Dead            []deadRow
+	Poisoned        []outboxdriver.PoisonedRecord
 	// TenantsListed says the store lists its tenants: the table shows,
 	// Tenants empty when none has due rows.
 	TenantsListed bool
@@ -193,6 +198,9 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, c caller) {
 	if err != nil {
 		d.Flash, d.FlashError = err.Error(), true
 		f = deadFilter{Limit: pageLimit}
+	}
+	if f.Order == "" {
+		f.Order = orderOldest
 	}
 	d.Filter = f
 	status := http.StatusOK
@@ -226,7 +234,11 @@ func (s *Server) fillDashboard(ctx context.Context, d *dashboardData) error {
 		d.Drain = formatValue(*doc.DrainPerMinute)
 	}
 	end := doc.AsOf
-	d.Charts = charts(s.history.since(end.Add(-s.cfg.History)), end, s.cfg.History)
+	if doc.PublishedPerMinute != nil {
+		d.Published = formatValue(*doc.PublishedPerMinute)
+	}
+	d.Charts = charts(s.history.since(end.Add(-s.cfg.History)), end, s.cfg.History, s.cfg.Published != nil)
+	d.CountsPublished = s.cfg.Published != nil
 
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
@@ -244,15 +256,17 @@ func (s *Server) fillDashboard(ctx context.Context, d *dashboardData) error {
 		})
 	}
 	d.Poisoned = page.Poisoned
-	if page.NextAfterSequence != nil {
-		next := d.Filter
+	next := d.Filter
+	switch {
+	case d.Filter.Newest() && page.NextBeforeSequence != nil:
+		next.Before = *page.NextBeforeSequence
+		d.NextURL = next.PageURL()
+	case !d.Filter.Newest() && page.NextAfterSequence != nil:
 		next.After = *page.NextAfterSequence
 		d.NextURL = next.PageURL()
 	}
-	if d.Filter.After > 0 {
-		first := d.Filter
-		first.After = 0
-		d.FirstURL = first.PageURL()
+	if d.Filter.After > 0 || d.Filter.Before > 0 {
+		d.FirstURL = d.Filter.withOrder(d.Filter.Order).PageURL()
 	}
 	return nil
 }
@@ -271,6 +285,9 @@ func (s *Server) pageAction(act ops.Action) callerHandler {
 		if err != nil {
 			f = deadFilter{Limit: pageLimit}
 		}
+		if f.Order == "" {
+			f.Order = orderOldest
+		}
 		all := r.PostForm.Get("scope") == "all"
 		var ids []string
 		switch {
@@ -281,7 +298,7 @@ func (s *Server) pageAction(act ops.Action) callerHandler {
 		}
 		back := f
 		if all {
-			back.After = 0
+			back = f.withOrder(f.Order)
 		}
 		a, err := newAction(act, ids, all, f)
 		if err != nil {

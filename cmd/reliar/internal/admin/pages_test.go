@@ -244,3 +244,71 @@ func TestDashboardTenants(t *testing.T) {
 		t.Error("an empty store's overview does not say that no tenant has due rows")
 	}
 }
+
+var newestPage = regexp.MustCompile(`<a href="([^"]+)" id="newest-page">`)
+
+// TestDashboardNewestFirst: from the first page of the oldest first, one
+// link jumps to the newest dead letters; the newest-first listing pages
+// backwards with its own cursor, keeping the filter, and links back.
+func TestDashboardNewestFirst(t *testing.T) {
+	o := newPGOutbox(t)
+	ids := o.seedDead(t,
+		deadSpec{typ: "a", tenant: "t1"}, deadSpec{typ: "a", tenant: "t1"}, deadSpec{typ: "b", tenant: "t1"},
+		deadSpec{typ: "a", tenant: "t1"}, deadSpec{typ: "a", tenant: "t1"}, deadSpec{typ: "a", tenant: "t2"},
+	)
+	s := newTestServer(t, o.store, false)
+	b := s.login(t)
+
+	listed := func(body string) []string {
+		type at struct {
+			id  string
+			pos int
+		}
+		var found []at
+		for _, id := range ids {
+			if i := strings.Index(body, `data-id="`+id.String()+`"`); i >= 0 {
+				found = append(found, at{id.String(), i})
+			}
+		}
+		slices.SortFunc(found, func(x, y at) int { return x.pos - y.pos })
+		out := make([]string, len(found))
+		for i, f := range found {
+			out[i] = f.id
+		}
+		return out
+	}
+	first := b.get("/?type=a&tenant=t1&limit=2")
+	m := newestPage.FindStringSubmatch(first.body)
+	if m == nil {
+		t.Fatalf("the oldest-first page has no link to the newest page:\n%s", first.body)
+	}
+	var seen []string
+	path := html.UnescapeString(m[1])
+	for i := 0; path != ""; i++ {
+		if i > 3 {
+			t.Fatal("the pages do not end")
+		}
+		if !strings.Contains(path, "order=newest") || !strings.Contains(path, "type=a") || !strings.Contains(path, "tenant=t1") || !strings.Contains(path, "limit=2") {
+			t.Fatalf("newest-first page %q loses the order or the filter", path)
+		}
+		page := b.get(path)
+		if page.status != http.StatusOK || !strings.Contains(page.body, "newest first") {
+			t.Fatalf("%s: status %d, no newest-first caption", path, page.status)
+		}
+		seen = append(seen, listed(page.body)...)
+		path = ""
+		if m := nextPage.FindStringSubmatch(page.body); m != nil {
+			path = html.UnescapeString(m[1])
+			if !strings.Contains(path, "before=") {
+				t.Fatalf("next newest-first page %q has no before cursor", path)
+			}
+		}
+	}
+	want := idStrings(ids[4], ids[3], ids[1], ids[0])
+	if strings.Join(seen, ",") != strings.Join(want, ",") {
+		t.Fatalf("newest-first pages listed %v, want %v", seen, want)
+	}
+	if bad := b.get("/?order=sideways"); !strings.Contains(bad.body, "order must be newest or oldest") {
+		t.Errorf("a bad order is not refused")
+	}
+}

@@ -63,6 +63,11 @@ type Config struct {
 	// ActionTimeout bounds one retry or purge request, all its batches
 	// together. Defaults to DefaultActionTimeout.
 	ActionTimeout time.Duration
+	// Published, when set, counts the rows published after from and at or
+	// before to, by the store's clock: the page then charts the publish
+	// rate (the rows by state alone only give the net drain). reliar
+	// serve sets it.
+	Published func(ctx context.Context, from, to time.Time) (int64, error)
 	// Tenants is how many tenants with due rows the overview lists, the
 	// longest waiting first, when the store lists them; outbox.Off hides
 	// them. Defaults to ops.DefaultTenants, at most ops.MaxTenants.

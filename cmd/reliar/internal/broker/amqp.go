@@ -54,7 +54,8 @@ func parseAMQP(raw string, o Options) (func(ctx context.Context) (*Broker, error
 		conc = 16
 	}
 	opts = append(opts, amqppub.WithPoolSize(min(conc, amqpMaxPool)))
-	return func(ctx context.Context) (*Broker, error) { return openAMQP(ctx, raw, opts) }, nil
+	exchange := amqpExchange(o.Exchange)
+	return func(ctx context.Context) (*Broker, error) { return openAMQP(ctx, raw, exchange, opts) }, nil
 }
 
 // routingKey returns the routing key function of a template in which {type}
@@ -70,7 +71,7 @@ func routingKey(template string) func(*reliar.SerializedEnvelope) string {
 
 // openAMQP connects the publisher (which reconnects by itself) and a probe
 // connection that tells readiness whether the broker answers.
-func openAMQP(ctx context.Context, raw string, opts []amqppub.Option) (*Broker, error) {
+func openAMQP(ctx context.Context, raw, exchange string, opts []amqppub.Option) (*Broker, error) {
 	pub, err := amqppub.New(ctx, raw, opts...)
 	if err != nil {
 		if errors.Is(err, amqppub.ErrInvalidOption) {
@@ -82,6 +83,8 @@ func openAMQP(ctx context.Context, raw string, opts []amqppub.Option) (*Broker, 
 	return &Broker{
 		Publisher: pub,
 		check:     probe.check,
+		diagnose:  amqpDiagnose(raw, exchange),
+		dest:      func(*reliar.SerializedEnvelope) string { return amqpDestination(exchange) },
 		close: func() error {
 			probe.close()
 			return pub.Close()

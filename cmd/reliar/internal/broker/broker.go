@@ -55,6 +55,10 @@ type Options struct {
 	// Concurrency is how many publishes may run at once; it sizes the
 	// RabbitMQ channel pool. Defaults to 16.
 	Concurrency int
+	// CreateStream makes the NATS broker create a JetStream stream on
+	// "<prefix>.>" when no stream captures any subject under the prefix:
+	// at start-up, and again when a publish finds no stream.
+	CreateStream bool
 	// Logger receives the connection's life events. Defaults to
 	// slog.Default().
 	Logger *slog.Logger
@@ -81,6 +85,7 @@ func (o Options) given() []string {
 	add(o.RoutingKey != "", "--routing-key")
 	add(o.Stream != "", "--stream")
 	add(len(o.WebhookSecrets) > 0, "--webhook-secret")
+	add(o.CreateStream, "--create-stream")
 	return names
 }
 
@@ -90,6 +95,8 @@ type Broker struct {
 	Publisher reliar.Publisher
 	check     func(ctx context.Context) error
 	close     func() error
+	diagnose  func(env *reliar.SerializedEnvelope, err error) *Problem
+	dest      func(env *reliar.SerializedEnvelope) string
 }
 
 // Check returns nil while the broker is connected, else why not.
@@ -111,9 +118,10 @@ func (b *Broker) Close() error {
 
 // Location is a parsed broker URL with its options, ready to connect.
 type Location struct {
-	kind string
-	raw  string
-	open func(ctx context.Context) (*Broker, error)
+	kind    string
+	raw     string
+	open    func(ctx context.Context) (*Broker, error)
+	inspect func(ctx context.Context) ([]Finding, error)
 }
 
 // Kind names the broker: "nats", "kafka", "amqp", "redis" or "webhook".
@@ -139,15 +147,17 @@ type scheme struct {
 	// flags lists the options the broker takes.
 	flags []string
 	parse func(raw string, o Options) (func(ctx context.Context) (*Broker, error), error)
+	// inspect, when set, returns the broker's Location.Inspect.
+	inspect func(raw string, o Options) func(ctx context.Context) ([]Finding, error)
 }
 
 // schemes lists every broker, in the order messages name them.
 var schemes = []scheme{
-	{"nats", []string{"nats", "tls"}, []string{"--subject-prefix"}, parseNATS},
-	{"kafka", []string{"kafka"}, []string{"--topic"}, parseKafka},
-	{"amqp", []string{"amqp", "amqps"}, []string{"--exchange", "--routing-key"}, parseAMQP},
-	{"redis", []string{"redis", "rediss"}, []string{"--stream"}, parseRedis},
-	{"webhook", []string{"http", "https"}, []string{"--webhook-secret"}, parseWebhook},
+	{"nats", []string{"nats", "tls"}, []string{"--subject-prefix", "--create-stream"}, parseNATS, inspectNATS},
+	{"kafka", []string{"kafka"}, []string{"--topic"}, parseKafka, inspectKafka},
+	{"amqp", []string{"amqp", "amqps"}, []string{"--exchange", "--routing-key"}, parseAMQP, inspectAMQP},
+	{"redis", []string{"redis", "rediss"}, []string{"--stream"}, parseRedis, nil},
+	{"webhook", []string{"http", "https"}, []string{"--webhook-secret"}, parseWebhook, nil},
 }
 
 // Parse checks a broker URL and its options without connecting. Errors
@@ -179,7 +189,11 @@ func Parse(raw string, o Options) (Location, error) {
 		if err != nil {
 			return Location{}, err
 		}
-		return Location{kind: s.kind, raw: raw, open: open}, nil
+		loc := Location{kind: s.kind, raw: raw, open: open}
+		if s.inspect != nil {
+			loc.inspect = s.inspect(raw, o)
+		}
+		return loc, nil
 	}
 	return Location{}, badURL(raw, "unknown scheme %q (want %s)", name, schemeList())
 }

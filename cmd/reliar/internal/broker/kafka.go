@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/kafkapub"
 )
 
@@ -31,7 +32,8 @@ func parseKafka(raw string, o Options) (func(ctx context.Context) (*Broker, erro
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (*Broker, error) { return openKafka(brokers, opts) }, nil
+	routes := kafkaRoutesOf(o.Topics)
+	return func(context.Context) (*Broker, error) { return openKafka(brokers, opts, routes) }, nil
 }
 
 // kafkaTopics turns --topic values into publisher options: one bare name,
@@ -73,7 +75,7 @@ func kafkaTopics(values []string) ([]kafkapub.Option, error) {
 
 // openKafka builds a durable producing client (acks=all, idempotent) and
 // its publisher. The client connects lazily; Check pings the cluster.
-func openKafka(brokers []string, opts []kafkapub.Option) (*Broker, error) {
+func openKafka(brokers []string, opts []kafkapub.Option, routes kafkaRoutes) (*Broker, error) {
 	client, err := kafkapub.NewClient(brokers, kgo.ClientID("reliar-relay"))
 	if err != nil {
 		return nil, badOption(err)
@@ -85,6 +87,8 @@ func openKafka(brokers []string, opts []kafkapub.Option) (*Broker, error) {
 	}
 	return &Broker{
 		Publisher: pub,
+		diagnose:  kafkaDiagnose(client, routes),
+		dest:      func(env *reliar.SerializedEnvelope) string { return kafkaDestination(routes.topic(env.MessageType)) },
 		check: func(ctx context.Context) error {
 			if err := client.Ping(ctx); err != nil {
 				return fmt.Errorf("kafkapub: %w", err)

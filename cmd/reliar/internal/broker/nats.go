@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/publisher/natspub"
 )
 
@@ -38,12 +39,15 @@ func parseNATS(raw string, o Options) (func(ctx context.Context) (*Broker, error
 	if err := checkSubjectPrefix(prefix); err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (*Broker, error) { return openNATS(ctx, raw, prefix, o.logger()) }, nil
+	return func(ctx context.Context) (*Broker, error) {
+		return openNATS(ctx, raw, prefix, o.CreateStream, o.logger())
+	}, nil
 }
 
 // openNATS connects to NATS, retrying in the background while no server
-// answers, and returns a JetStream publisher over the connection.
-func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker, error) {
+// answers, and returns a JetStream publisher over the connection. With
+// create, it first makes sure a stream captures the prefix's subjects.
+func openNATS(ctx context.Context, raw, prefix string, create bool, log *slog.Logger) (*Broker, error) {
 	// The handlers run on the connection's goroutine, possibly after Close:
 	// they stay quiet then, so that nothing is logged after the relay's
 	// last line. The check and the log hold mu, so that once shut has
@@ -88,6 +92,12 @@ func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker,
 		shut(nc)
 		return nil, fmt.Errorf("natspub: jetstream: %w", err)
 	}
+	if create {
+		if err := ensureStream(ctx, js, prefix, log); err != nil {
+			shut(nc)
+			return nil, err
+		}
+	}
 	pub, err := natspub.New(js, natspub.WithSubjectPrefix(prefix))
 	if err != nil {
 		shut(nc)
@@ -95,6 +105,8 @@ func openNATS(_ context.Context, raw, prefix string, log *slog.Logger) (*Broker,
 	}
 	return &Broker{
 		Publisher: pub,
+		diagnose:  natsDiagnose(js, prefix, create, log),
+		dest:      func(env *reliar.SerializedEnvelope) string { return natsDestination(prefix + "." + env.MessageType) },
 		check: func(context.Context) error {
 			if !nc.IsConnected() {
 				return fmt.Errorf("natspub: not connected (%s)", strings.ToLower(nc.Status().String()))

@@ -29,6 +29,7 @@ func newDoctorCommand(app *App) *cobra.Command {
 		th      doctor.Thresholds
 		timeout time.Duration
 		asJSON  bool
+		bk      doctorBroker
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -59,6 +60,9 @@ with a verdict (ok, warn or red) and, when not ok, why it matters and a fix:
                       policies may hide rows from the role doctor runs as
                       (run it as the relay's role), a warning when they
                       apply to other roles only
+  broker: …           with --broker, what the relay needs there: a JetStream
+                      stream capturing <--subject-prefix>.>, the RabbitMQ
+                      --exchange, the Kafka --topic topics
 
 Ages (of the oldest transaction, of a lapsed lease, of the oldest due row) warn
 from --warn-age and are red from --red-age. doctor only reads; it is
@@ -73,7 +77,8 @@ With --json, one object: {"store","checks":[{"name","verdict","found","why",
 Exit status: 0 when no check is red, 1 when one is (or the database fails), 2
 on bad input.`,
 		Example: `  reliar doctor --database-url postgres://app@db:5432/orders --schema billing
-  reliar doctor --database-url postgres://app@db:5432/orders --warn-age 30s --red-age 5m --json`,
+  reliar doctor --database-url postgres://app@db:5432/orders --warn-age 30s --red-age 5m --json
+  reliar doctor --database-url postgres://app@db:5432/shop --broker nats://nats:4222 --subject-prefix shop`,
 		Args: cobra.NoArgs,
 	}
 	addDBFlags(cmd, &db, true)
@@ -82,6 +87,7 @@ on bad input.`,
 	flagval.Duration(f, &th.RedAge, "red-age", doctor.DefaultRedAge, "age from which it is red", 0)
 	flagval.Duration(f, &timeout, "timeout", time.Minute, "longest time to connect and check", 0)
 	f.BoolVar(&asJSON, "json", false, "print the result as one JSON document")
+	bk.addFlags(f)
 
 	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
 		switch {
@@ -102,6 +108,10 @@ on bad input.`,
 		if err := pgstore.ValidateSchema(schema); err != nil {
 			return exitcode.UsageError(err)
 		}
+		bloc, err := bk.location()
+		if err != nil {
+			return err
+		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		pool, where, err := doctorPool(ctx, db.url, loc)
@@ -113,7 +123,11 @@ on bad input.`,
 		if err != nil {
 			return err
 		}
-		report := doctor.NewReport(fmt.Sprintf("postgres %s schema %q", where, schema), doctor.Evaluate(facts, th))
+		checks := doctor.Evaluate(facts, th)
+		if bloc != nil {
+			checks = append(checks, doctor.BrokerChecks(ctx, *bloc)...)
+		}
+		report := doctor.NewReport(fmt.Sprintf("postgres %s schema %q", where, schema), checks)
 		out := app.Printer(cmd, asJSON)
 		if asJSON {
 			err = out.Document(report)

@@ -74,7 +74,9 @@ store fails in a way that retrying cannot fix (a dropped table, lost
 privileges), and 2 on bad input.
 
 Brokers, by the scheme of --broker:
-  nats://host:4222    JetStream; subject <--subject-prefix>.<message type>
+  nats://host:4222    JetStream; subject <--subject-prefix>.<message type>;
+                      --create-stream creates a stream on <prefix>.> if none
+                      captures it
   kafka://h1:9092,h2:9092
                       Kafka with acks=all; --topic NAME for every message,
                       --topic TYPE=NAME (repeatable) for one message type
@@ -90,7 +92,8 @@ It never migrates unless --migrate is given.
 
 --metrics-addr serves /metrics (every reliar_outbox_* family from the start),
 /healthz (200 while the process runs) and /readyz (200 when the store answers,
-the broker is connected and no dispatcher's circuit breaker is open). It listens
+the broker is connected, no dispatcher's circuit breaker is open, and not every
+destination with rows lacks its stream, exchange or topic). It listens
 on loopback by default; in Kubernetes set it to the pod's address (for example
 --metrics-addr :9090) so that probes and Prometheus reach it.
 
@@ -146,6 +149,7 @@ func addRelayFlags(cmd *cobra.Command, f *relayFlags) {
 	fl.StringVar(&f.brokerOpts.RoutingKey, "routing-key", "", `RabbitMQ: routing key; {type} is the message type, {key} the ordering key else the conversation id (default "{key}")`)
 	fl.StringVar(&f.brokerOpts.Stream, "stream", "", `Redis: stream (default "reliar")`)
 	fl.StringSliceVar(&f.brokerOpts.WebhookSecrets, "webhook-secret", nil, "webhook: Standard Webhooks signing secret (whsec_…); repeatable, to rotate")
+	fl.BoolVar(&f.brokerOpts.CreateStream, "create-stream", false, `NATS: create a JetStream stream on "<prefix>.>" (file storage, the server's defaults) when no stream captures the prefix's subjects`)
 
 	flagval.Int(fl, &f.dispatchers, "dispatchers", 0, fmt.Sprintf("dispatchers in this process, at most %d; they share one store, one pool and one wake-up listener (default 1)", relay.MaxDispatchers), relay.MaxDispatchers)
 	flagval.Int(fl, &f.poolSize, "pool-size", 0, fmt.Sprintf("database connections the relay's pool holds, at most %d; it must serve every dispatcher (default the URL's pool_max_conns, else %d)", maxPoolSize, storeurl.DefaultPoolSize), maxPoolSize)

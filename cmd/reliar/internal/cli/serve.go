@@ -111,6 +111,7 @@ address cannot be listened on, 2 on bad input (no token, a bad URL or address).`
 			Database:       s.backend.Describe(),
 			SampleInterval: f.sampleInterval,
 			Tenants:        f.tenants,
+			Published:      s.backend.CountPublished,
 		})
 		if err != nil {
 			return exitcode.UsageError(err)

@@ -14,6 +14,9 @@ type DeadListDocument struct {
 	Records           []DeadRecordJSON `json:"records"`
 	Poisoned          []PoisonedJSON   `json:"poisoned"`
 	NextAfterSequence *int64           `json:"next_after_sequence"`
+	// NextBeforeSequence is the next page's cursor of a newest-first
+	// listing (the admin API's order=newest); absent otherwise.
+	NextBeforeSequence *int64 `json:"next_before_sequence,omitempty"`
 }
 
 // DeadRecordJSON is one dead row of DeadListDocument.
@@ -44,9 +47,10 @@ type PoisonedJSON struct {
 // nil, so that they encode as [] rather than null.
 func NewDeadListDocument(page outbox.DeadLetterPage) DeadListDocument {
 	doc := DeadListDocument{
-		Records:           make([]DeadRecordJSON, 0, len(page.Records)),
-		Poisoned:          make([]PoisonedJSON, 0, len(page.Poisoned)),
-		NextAfterSequence: page.NextAfterSequence,
+		Records:            make([]DeadRecordJSON, 0, len(page.Records)),
+		Poisoned:           make([]PoisonedJSON, 0, len(page.Poisoned)),
+		NextAfterSequence:  page.NextAfterSequence,
+		NextBeforeSequence: page.NextBeforeSequence,
 	}
 	for _, r := range page.Records {
 		var tenant *string

@@ -33,6 +33,8 @@ type readiness struct {
 	store       error
 	broker      error
 	dispatchers []*outbox.Dispatcher
+	// destinations, when set, says which broker destinations are broken.
+	destinations *destinations
 }
 
 // waiting records why start-up has not finished yet.
@@ -87,6 +89,9 @@ func (r *readiness) problems() []string {
 	}
 	if r.broker != nil {
 		add("broker: %v", r.broker)
+	}
+	if r.destinations != nil {
+		out = append(out, r.destinations.problems()...)
 	}
 	for i, d := range r.dispatchers {
 		h := d.Health()

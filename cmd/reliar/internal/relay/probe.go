@@ -16,6 +16,7 @@ type prober struct {
 	backend  storeurl.Backend
 	broker   *broker.Broker
 	ready    *readiness
+	dests    *destinations
 	interval time.Duration
 	timeout  time.Duration
 	log      *slog.Logger
@@ -47,6 +48,11 @@ func (p *prober) once(ctx context.Context) {
 	cancel()
 	if ctx.Err() != nil {
 		return
+	}
+	if p.dests != nil && brokerErr == nil {
+		pctx, cancel = context.WithTimeout(ctx, p.timeout)
+		p.dests.recheck(pctx)
+		cancel()
 	}
 	p.ready.probed(storeErr, brokerErr)
 	p.storeDown = p.transition("store", p.storeDown, storeErr)

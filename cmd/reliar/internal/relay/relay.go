@@ -6,7 +6,10 @@
 // [Run] serves the HTTP endpoints first, then waits for the store (reachable
 // and migrated — it never migrates unless told to) and the broker, answering
 // 503 on /readyz with the reason meanwhile, then runs the dispatchers until
-// its context ends, and drains. Its error carries the process's exit status
+// its context ends, and drains. A broker destination that lacks what it
+// needs (a stream, an exchange, a topic) is warned about at start-up and
+// at its first failed publish, and makes /readyz answer 503 while every
+// destination with rows is unusable (destinations.go). Its error carries the process's exit status
 // (package exitcode): 2 for bad input, 1 when a dispatcher or the maintainer
 // met a failure that retrying cannot fix, such as a dropped table.
 package relay
@@ -92,6 +95,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := checkRowSecurity(ctx, cfg, d.store, log); err != nil {
 		return exitcode.UsageError(err)
 	}
+	warnBrokerSetup(ctx, cfg.Broker, log)
 	w, err := newWorkers(cfg, d, tel.wrap(metrics), sink, log, tel.options()...)
 	if err != nil {
 		return err
@@ -123,12 +127,14 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 		return nil, exitcode.UsageError(err)
 	}
 	n := cfg.dispatchers()
+	dests := newDestinations(d.broker, log)
 	w := &workers{
 		dispatchers: make([]*outbox.Dispatcher, n),
-		prober: &prober{backend: d.backend, broker: d.broker, interval: cfg.probeInterval(),
+		prober: &prober{backend: d.backend, broker: d.broker, dests: dests, interval: cfg.probeInterval(),
 			timeout: cfg.Settings.WithDefaults().StoreTimeout, log: log},
 		log: log,
 	}
+	pub := dests.wrap(d.broker.Publisher)
 	bk := newBreakers(n, m.BreakerOpen)
 	for i := range n {
 		s := cfg.Settings
@@ -147,7 +153,7 @@ func newWorkers(cfg Config, d *deps, m outbox.Metrics, sink outbox.EventSink, lo
 			opts = append(opts, outbox.WithEvents(sink))
 		}
 		opts = append(opts, extra...)
-		disp, err := outbox.New(d.store, d.broker.Publisher, s, opts...)
+		disp, err := outbox.New(d.store, pub, s, opts...)
 		if err != nil {
 			return nil, exitcode.UsageError(err)
 		}
@@ -211,6 +217,7 @@ func (w *workers) run(ctx context.Context, ready *readiness) error {
 		})
 	}
 	w.prober.ready = ready
+	ready.watch(w.prober.dests)
 	wg.Go(func() { w.prober.run(ctx) })
 	if w.inspector != nil {
 		wg.Go(func() { w.inspector.run(ctx) })

@@ -84,6 +84,7 @@ func (mysqlDriver) open(ctx context.Context, l Location, opts Options, scratch b
 		},
 		hasMigrationsTable: `SELECT count(*) FROM information_schema.tables
 			WHERE table_schema = DATABASE() AND table_name = 'reliar_migrations'`,
+		timeArg: func(t time.Time) any { return t.UTC() },
 	}}
 	if scratch {
 		name := "reliar_demo_" + randomHex(4)

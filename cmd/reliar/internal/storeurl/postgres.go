@@ -235,6 +235,14 @@ func (b *pgBackend) pgStore(ctx context.Context) (*pgstore.Store, error) {
 	return s, nil
 }
 
+func (b *pgBackend) CountPublished(ctx context.Context, from, to time.Time) (int64, error) {
+	var n int64
+	if err := b.pool.QueryRow(ctx, "SELECT count(*) FROM "+b.quote()+".outbox WHERE published_at > $1 AND published_at <= $2", from, to).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count published rows: %w", err)
+	}
+	return n, nil
+}
+
 func (b *pgBackend) Begin(ctx context.Context) (Tx, error) {
 	s, err := b.pgStore(ctx)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
@@ -27,6 +28,8 @@ type sqlBackend struct {
 	newStore func(ctx context.Context, db *sql.DB) (sqlStore, error)
 	// hasMigrationsTable counts the reliar_migrations tables visible: 0 or 1.
 	hasMigrationsTable string
+	// timeArg encodes a time as the store stores published_at.
+	timeArg func(time.Time) any
 
 	mu    sync.Mutex
 	store sqlStore
@@ -87,6 +90,14 @@ func (b *sqlBackend) sqlStore(ctx context.Context) (sqlStore, error) {
 	}
 	b.store = s
 	return s, nil
+}
+
+func (b *sqlBackend) CountPublished(ctx context.Context, from, to time.Time) (int64, error) {
+	var n int64
+	if err := b.db.QueryRowContext(ctx, "SELECT count(*) FROM outbox WHERE published_at > ? AND published_at <= ?", b.timeArg(from), b.timeArg(to)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count published rows: %w", err)
+	}
+	return n, nil
 }
 
 func (b *sqlBackend) Begin(ctx context.Context) (Tx, error) {

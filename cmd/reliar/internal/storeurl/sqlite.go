@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"time"
 
 	"github.com/reliar/reliar/store/sqlitestore"
 )
@@ -73,6 +74,7 @@ func (sqliteDriver) open(ctx context.Context, l Location, opts Options, scratch 
 			return sqlitestore.New(ctx, db, storeOpts...)
 		},
 		hasMigrationsTable: `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'reliar_migrations'`,
+		timeArg:            func(t time.Time) any { return t.UnixMicro() },
 	}, path: path, scratch: scratch}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/cmd/reliar/internal/redact"
@@ -232,6 +233,10 @@ type Backend interface {
 	Begin(ctx context.Context) (Tx, error)
 	// Dialect spells SQL for this database.
 	Dialect() Dialect
+	// CountPublished counts the outbox rows published after from and at
+	// or before to, by the store's clock (rows purged since are not
+	// counted): the publish rate of the admin page.
+	CountPublished(ctx context.Context, from, to time.Time) (int64, error)
 	// Close releases the connections; for a scratch backend it first
 	// removes everything the backend created.
 	Close(ctx context.Context) error

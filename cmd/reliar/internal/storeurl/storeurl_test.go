@@ -223,6 +223,22 @@ func TestScratchBackends(t *testing.T) {
 			if len(batch.Records) != 1 || batch.Records[0].Envelope.MessageType != "orders.placed" {
 				t.Fatalf("claimed %+v, want the one committed message", batch.Records)
 			}
+			before, after := time.Now().Add(-time.Minute), time.Now().Add(time.Minute)
+			if n, err := b.CountPublished(ctx, before, after); err != nil || n != 0 {
+				t.Fatalf("CountPublished before the publish = %d, %v; want 0", n, err)
+			}
+			if n, err := store.Complete(ctx, []outboxdriver.Lease{batch.Records[0].Lease()}); err != nil || n != 1 {
+				t.Fatalf("Complete = %d, %v", n, err)
+			}
+			if n, err := b.CountPublished(ctx, before, after); err != nil || n != 1 {
+				t.Fatalf("CountPublished over the last and next minute = %d, %v; want 1", n, err)
+			}
+			if n, err := b.CountPublished(ctx, after, after.Add(time.Minute)); err != nil || n != 0 {
+				t.Fatalf("CountPublished from a minute ahead = %d, %v; want 0", n, err)
+			}
+			if n, err := b.CountPublished(ctx, before.Add(-time.Minute), before); err != nil || n != 0 {
+				t.Fatalf("CountPublished up to a minute ago = %d, %v; want 0", n, err)
+			}
 			closed = true
 			if err := b.Close(ctx); err != nil {
 				t.Fatal(err)
