@@ -75,7 +75,7 @@ func TestDoctorHealthy(t *testing.T) {
 	tg := newPostgresTarget(t, true)
 	seed(t, tg, append(repeat(20, seedRow{"orders.placed", "", fatePublished}), repeat(5, seedRow{"orders.placed", "", fateDue})...)...)
 	rep, _ := doctorRun(t, tg)
-	if len(rep.Checks) != 11 {
+	if len(rep.Checks) != 12 {
 		t.Fatalf("%d checks, want 11: %+v", len(rep.Checks), rep.Checks)
 	}
 	for _, name := range tableChecks {

@@ -93,13 +93,17 @@ func TestEvaluate(t *testing.T) {
 		{"keyed rows ahead of the xid counter", func(f *Facts) {
 			f.XIDAhead = XIDAhead{Count: 2, MaxAhead: 5000, Keys: 2, Sample: []string{"customer-1", "customer-2"}}
 		}, CheckXIDAhead, Red, "they block 2 ordering keys: customer-1, customer-2"},
+		{"writable", func(*Facts) {}, CheckWritable, OK, "the server takes writes"},
+		{"standby", func(f *Facts) { f.Writable = Writable{ReadOnly: true, InRecovery: true} }, CheckWritable, Red, "standby in recovery"},
+		{"read-only by default", func(f *Facts) { f.Writable = Writable{ReadOnly: true} }, CheckWritable, Red, "default_transaction_read_only"},
+		{"missing privileges", func(f *Facts) { f.Writable = Writable{Role: "app", Missing: []string{"UPDATE", "DELETE"}} }, CheckWritable, Red, `role "app" lacks UPDATE, DELETE`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := healthy()
 			tt.change(&f)
 			checks := Evaluate(f, th)
-			if len(checks) != 11 {
+			if len(checks) != 12 {
 				t.Fatalf("%d checks", len(checks))
 			}
 			rep := NewReport("x", checks)
@@ -113,7 +117,7 @@ func TestEvaluate(t *testing.T) {
 			if (c.Verdict == OK) != (c.Why == "" && c.Fix == "") {
 				t.Fatalf("%s: verdict %s with why %q and fix %q", tt.check, c.Verdict, c.Why, c.Fix)
 			}
-			if rep.OK+rep.Warn+rep.Red != 11 || rep.Healthy() != (rep.Red == 0) {
+			if rep.OK+rep.Warn+rep.Red != 12 || rep.Healthy() != (rep.Red == 0) {
 				t.Fatalf("report counts %+v", rep)
 			}
 		})
@@ -181,13 +185,13 @@ func TestRender(t *testing.T) {
 	f.Stats.OldestDueAge = time.Hour
 	rep := NewReport(`postgres db:5432/x schema "public"`, Evaluate(f, Thresholds{}))
 	lines := rep.Lines()
-	if !strings.HasPrefix(lines[0], "CHECK               VERDICT  FOUND") || len(lines) != 12+4 {
+	if !strings.HasPrefix(lines[0], "CHECK               VERDICT  FOUND") || len(lines) != 13+4 {
 		t.Fatalf("lines:\n%s", strings.Join(lines, "\n"))
 	}
-	if lines[13] != "RED: oldest due row" || !strings.HasPrefix(lines[14], "  why: ") || !strings.HasPrefix(lines[15], "  fix: ") {
-		t.Fatalf("advice:\n%s", strings.Join(lines[12:], "\n"))
+	if lines[14] != "RED: oldest due row" || !strings.HasPrefix(lines[15], "  why: ") || !strings.HasPrefix(lines[16], "  fix: ") {
+		t.Fatalf("advice:\n%s", strings.Join(lines[13:], "\n"))
 	}
-	if rep.Summary() != "doctor: 10 ok, 0 warn, 1 red" {
+	if rep.Summary() != "doctor: 11 ok, 0 warn, 1 red" {
 		t.Fatalf("summary %q", rep.Summary())
 	}
 }

@@ -42,6 +42,8 @@ type Facts struct {
 	// XIDAhead describes the pending rows whose xid is ahead of the
 	// cluster's transaction counter.
 	XIDAhead XIDAhead
+	// Writable says whether the relay's claims and outcome writes can run.
+	Writable Writable
 }
 
 // XIDAhead describes pending rows whose xid no transaction of this cluster
