@@ -45,7 +45,9 @@ var ErrListenPooled = errors.New("pgstore: no notifications through a transactio
 // with a cancel key of its own, so the process id pgx was given is not the
 // server process that runs the query; on a direct connection the two are
 // the same. New and Migrate ask it.
-func BehindPooler(ctx context.Context, pool *pgxpool.Pool) (bool, error) { return behindPooler(ctx, pool) }
+func BehindPooler(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	return behindPooler(ctx, pool)
+}
 
 func behindPooler(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 	pc, err := pool.Acquire(ctx)
