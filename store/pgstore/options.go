@@ -225,11 +225,13 @@ func WithoutHandoff() Option {
 
 // WithPreparedStatementsThroughPooler lets New accept a pool in pgx's
 // default query mode (cache_statement, named prepared statements) that
-// reaches PostgreSQL through a transaction pooler. Only for a pooler that
-// keeps prepared statements per client itself, such as PgBouncer 1.21 and
-// later with max_prepared_statements set; PgBouncer 1.18 (Debian 12's)
-// does not, and New refuses such a pool with ErrPreparedStatementsPooled
-// without this option.
+// reaches PostgreSQL through a pooler. Only for a pooler that keeps
+// prepared statements per client itself, such as PgBouncer 1.21 and later
+// with max_prepared_statements set, or one in session mode (New cannot
+// tell the pool modes apart and treats every pooler as a transaction
+// pooler); PgBouncer 1.18 (Debian 12's) in transaction mode does not, and
+// New refuses such a pool with ErrPreparedStatementsPooled without this
+// option.
 func WithPreparedStatementsThroughPooler() Option {
 	return func(c *config) error {
 		c.preparedThroughPooler = true
