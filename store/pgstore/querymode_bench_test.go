@@ -13,7 +13,10 @@ import (
 // BenchmarkQueryModes measures what each pgx query mode costs the hot
 // path on a direct connection and through PgBouncer in transaction mode:
 // an enqueue of one message in its own transaction, and a claim of 10
-// rows with their completion (the refill is not timed). cache_statement,
+// rows with their completion (the refill is not timed). Commits do not
+// wait for their WAL flush (synchronous_commit off, WithAsyncCommit), so
+// that what the modes change, parsing and planning, is not lost in the
+// flush's noise. cache_statement,
 // pgx's default, is the direct connection's baseline; a pooler refuses it
 // (ErrPreparedStatementsPooled) and describe_exec (ErrDescribeExecPooled).
 func BenchmarkQueryModes(b *testing.B) {
@@ -32,10 +35,13 @@ func BenchmarkQueryModes(b *testing.B) {
 		for _, m := range tg.modes {
 			b.Run(tg.name+"/"+m+"/enqueue1", func(b *testing.B) {
 				pool := modePool(b, tg.dsn, modes[m])
-				s := storeThrough(b, pool)
+				s := storeThrough(b, pool, WithAsyncCommit())
 				ctx := b.Context()
 				for b.Loop() {
 					if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+						if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+							return err
+						}
 						_, err := s.Enqueue(ctx, tx, reliar.NewMsg(orderPlaced{OrderID: "o-1"}))
 						return err
 					}); err != nil {
@@ -45,7 +51,7 @@ func BenchmarkQueryModes(b *testing.B) {
 			})
 			b.Run(tg.name+"/"+m+"/claim10+complete", func(b *testing.B) {
 				pool := modePool(b, tg.dsn, modes[m])
-				s := storeThrough(b, pool)
+				s := storeThrough(b, pool, WithAsyncCommit())
 				ctx := b.Context()
 				msgs := make([]reliar.Outgoing, 10)
 				req := outboxdriver.AcquireRequest{Worker: "bench", BatchSize: 10, Lease: time.Minute}
