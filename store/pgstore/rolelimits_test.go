@@ -76,14 +76,17 @@ func TestRoleLimits(t *testing.T) {
 			if _, err := older.Exec(ctx, "SELECT pg_catalog.txid_current()"); err != nil {
 				t.Fatal(err)
 			}
+			rolledBack := make(chan struct{})
 			go func() {
+				defer close(rolledBack)
 				time.Sleep(300 * time.Millisecond)
 				_ = older.Rollback(context.Background())
 			}()
-			if err := Migrate(ctx, pool, WithSchema(schema)); err != nil {
+			err = Migrate(ctx, pool, WithSchema(schema))
+			<-rolledBack
+			if err != nil {
 				t.Fatalf("Migrate under %s = %s: %v", tt.setting, tt.value, err)
 			}
-			_ = older.Rollback(ctx)
 
 			s, err := New(ctx, pool, WithSchema(schema), WithLogger(quietLogger()))
 			if err != nil {
