@@ -79,7 +79,7 @@ VALUES ('maintenance', $1, clock_timestamp() + interval '1 second')`), crashed);
 func TestMaintenanceLeaseRenewedWhileHeld(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	a := newStore(t, WithMaintenanceLease(2*time.Second))
+	a := newStore(t, WithMaintenanceLease(3*time.Second))
 	b, err := New(ctx, sharedPool, WithSchema(a.Schema()), WithLogger(quietLogger()))
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestMaintenanceLeaseRenewedWhileHeld(t *testing.T) {
 		t.Fatalf("lock = %v, %v", ok, err)
 	}
 	defer unlock()
-	time.Sleep(5 * time.Second) // more than two leases
+	time.Sleep(7 * time.Second) // more than two leases
 	if _, ok, err := b.TryLockMaintenance(ctx); err != nil || ok {
 		t.Fatalf("lock while the holder renews = %v, %v; want refused", ok, err)
 	}
