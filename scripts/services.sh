@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure every service the tests talk to is running on this machine:
-# PostgreSQL, MariaDB, Redis, RabbitMQ and NATS with JetStream. A service that
+# PostgreSQL, PgBouncer in transaction mode in front of it, MariaDB, Redis,
+# RabbitMQ and NATS with JetStream. A service that
 # is down is started; one that is missing is installed from Debian's packages
 # first. Any service still unreachable after that fails the run loudly —
 # tests never skip for a missing service.
@@ -47,6 +48,45 @@ postgres() {
     psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname='$db'" | grep -q 1 ||
       psql -h 127.0.0.1 -U postgres -c "create database $db" >&2
   done
+}
+
+# PgBouncer 1.18 (Debian's) in transaction mode on 127.0.0.1:6432, in front
+# of the local PostgreSQL: pgstore's tests and the relay's run through it
+# as well as direct. It has a configuration of its own (the packaged
+# service is left alone); it cannot run as root, so it runs as postgres.
+PGBOUNCER_DIR=/var/lib/reliar-pgbouncer
+pgbouncer_service() {
+  port_open 6432 && return 0
+  [[ -x /usr/sbin/pgbouncer ]] || install pgbouncer
+  log "starting PgBouncer (transaction mode) on :6432"
+  mkdir -p "$PGBOUNCER_DIR"
+  cat >"$PGBOUNCER_DIR/pgbouncer.ini" <<INI
+[databases]
+* = host=127.0.0.1 port=5432
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = 6432
+unix_socket_dir =
+auth_type = trust
+auth_file = $PGBOUNCER_DIR/userlist.txt
+pool_mode = transaction
+max_client_conn = 1000
+default_pool_size = 40
+ignore_startup_parameters = extra_float_digits,search_path
+pidfile = $PGBOUNCER_DIR/pgbouncer.pid
+logfile = $PGBOUNCER_DIR/pgbouncer.log
+INI
+  printf '"postgres" ""\n' >"$PGBOUNCER_DIR/userlist.txt"
+  chown -R postgres:postgres "$PGBOUNCER_DIR" 2>/dev/null || true
+  if [[ $(id -u) -eq 0 ]]; then
+    /usr/sbin/pgbouncer -d -u postgres "$PGBOUNCER_DIR/pgbouncer.ini" >&2
+  else
+    /usr/sbin/pgbouncer -d "$PGBOUNCER_DIR/pgbouncer.ini" >&2
+  fi
+  wait_port PgBouncer 6432 30 || { tail -n 20 "$PGBOUNCER_DIR/pgbouncer.log" >&2 || true; return 1; }
+  psql -h 127.0.0.1 -p 6432 -U postgres -d test -tAc 'select 1' | grep -q 1 ||
+    { log "FATAL: PgBouncer on :6432 does not reach PostgreSQL"; return 1; }
 }
 
 mariadb() {
@@ -103,9 +143,10 @@ chromium_browser() {
 }
 
 postgres
+pgbouncer_service
 mariadb
 redis
 rabbitmq
 nats
 chromium_browser
-log "all services up: PostgreSQL :5432, MariaDB :3306, Redis :6379, RabbitMQ :5672, NATS :4222; chromium at $(command -v chromium)"
+log "all services up: PostgreSQL :5432, PgBouncer :6432, MariaDB :3306, Redis :6379, RabbitMQ :5672, NATS :4222; chromium at $(command -v chromium)"

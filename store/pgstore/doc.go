@@ -117,8 +117,21 @@
 // Notifications are therefore on by default: they cost only producers that
 // commit thousands of single-message transactions per second concurrently,
 // and save every message a poll interval. [WithoutNotify] turns them off for those producers (pair it
-// with a short PollInterval and IdlePollInterval on the dispatchers), and
-// behind PgBouncer in transaction pooling mode, where LISTEN does not work.
+// with a short PollInterval and IdlePollInterval on the dispatchers).
+//
+// Behind a transaction pooler (PgBouncer in transaction mode, pgcat,
+// Supavisor) no session state lasts beyond a transaction. New finds such a
+// pooler ([BehindPooler]) and then listens for nothing and hands nothing
+// off (Capabilities reports neither Notify nor Handoff; the dispatchers
+// poll); it refuses a pool in pgx's default mode, cache_statement, whose
+// named prepared statements another client's transaction would meet
+// ([ErrPreparedStatementsPooled]; PgBouncer 1.21+ with
+// max_prepared_statements: [WithPreparedStatementsThroughPooler]), and in
+// describe_exec mode ([ErrDescribeExecPooled]): set
+// default_query_exec_mode=cache_describe, exec or simple_protocol on the
+// pool. Every mode works on a direct connection. [Migrate] needs a direct
+// connection ([ErrNeedsDirectConnection]). The maintenance lock is a lease
+// row ([Store.TryLockMaintenance]), which holds nothing on a connection.
 //
 // Per-key ordering claims only the head row of each ordering key (its
 // pending row of lowest sequence) and only rows whose transaction id is

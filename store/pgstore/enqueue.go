@@ -102,7 +102,7 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing, keep bo
 	}
 	var (
 		ids          = make([]reliar.MessageID, n)
-		idArg        = make([][16]byte, n)
+		idArg        = make([]pgtype.UUID, n)
 		types        = make([]string, n)
 		versions     = make([]int32, n)
 		correlations = make([]pgtype.Text, n)
@@ -128,7 +128,7 @@ func (s *Store) enqueueArgs(ctx context.Context, msgs []reliar.Outgoing, keep bo
 			rows[i] = r
 		}
 		ids[i] = r.ID
-		idArg[i] = r.ID
+		idArg[i] = pgtype.UUID{Bytes: r.ID, Valid: true}
 		types[i] = r.MessageType
 		versions[i] = int32(r.MessageVersion)
 		correlations[i] = text(r.CorrelationID)

@@ -58,7 +58,7 @@ func Example() {
 	fmt.Println("schema version:", pgstore.SchemaVersion)
 	fmt.Println("pending messages:", st.Pending)
 	// Output:
-	// schema version: 5
+	// schema version: 6
 	// pending messages: 0
 }
 

@@ -20,7 +20,7 @@ import (
 // if committed, are claimed again when their lease lapses.
 
 // handoffOn reports whether the store leases rows at enqueue.
-func (s *Store) handoffOn() bool { return !s.cfg.noHandoff && !s.cfg.noNotify }
+func (s *Store) handoffOn() bool { return !s.cfg.noHandoff && s.listens() }
 
 // Handoff implements outboxdriver.Handoffer: it fails with WithoutHandoff or
 // WithoutNotify, and with outboxdriver.ErrHandoffTaken while another
@@ -28,7 +28,7 @@ func (s *Store) handoffOn() bool { return !s.cfg.noHandoff && !s.cfg.noNotify }
 // which a Wakeups subscription runs: the dispatcher holds one.
 func (s *Store) Handoff(ctx context.Context, req outboxdriver.HandoffRequest) (<-chan outboxdriver.HandedOver, error) {
 	if !s.handoffOn() {
-		return nil, errors.New("pgstore: hand-offs are off (WithoutHandoff or WithoutNotify)")
+		return nil, errors.New("pgstore: hand-offs are off (WithoutHandoff, WithoutNotify, or a pooled connection)")
 	}
 	return s.ho.Subscribe(ctx, req)
 }
@@ -54,7 +54,7 @@ func (s *Store) enqueueLeased(ctx context.Context, tx pgx.Tx, msgs []reliar.Outg
 	}
 	proof := uuid.NewString()
 	args[0] = s.n.channel
-	args = append(args, req.Worker, req.Lease.Microseconds(), tokens, proof)
+	args = append(args, req.Worker, req.Lease.Microseconds(), uuidsArg(tokens), proof)
 	sent := time.Now()
 	recs, err := s.insertLeased(ctx, tx, args, ids, rows, tokens)
 	if err != nil {

@@ -1,7 +1,11 @@
 package pgstore
 
 import (
+	"errors"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 )
 
 func TestMaintenanceLockIsExclusive(t *testing.T) {
@@ -36,29 +40,72 @@ func TestMaintenanceLockIsExclusive(t *testing.T) {
 	unlockB()
 }
 
-// A lock whose session died is released by PostgreSQL; unlock then closes
-// the dead connection instead of returning it to the pool.
-func TestMaintenanceLockLostWithItsSession(t *testing.T) {
+// A maintainer that crashed leaves its lease row behind; another takes the
+// lease over once it has expired, and not before.
+func TestMaintenanceLeaseTakenOverAfterCrash(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool, app := dedicatedPool(t, 2)
-	s := newStoreOn(t, pool)
-	unlock, ok, err := s.TryLockMaintenance(ctx)
-	if err != nil || !ok {
-		t.Fatalf("lock = %v, %v", ok, err)
-	}
-	if _, err := sharedPool.Exec(ctx, `SELECT pg_terminate_backend(pid, 5000) FROM pg_catalog.pg_stat_activity
-WHERE application_name = $1 AND pid IN (SELECT pid FROM pg_catalog.pg_locks WHERE locktype = 'advisory')`, app); err != nil {
+	s := newStore(t)
+	crashed := uuid.New()
+	if _, err := sharedPool.Exec(ctx, s.n.render(`INSERT INTO {{schema}}.reliar_leases (name, holder, expires_at)
+VALUES ('maintenance', $1, clock_timestamp() + interval '1 second')`), crashed); err != nil {
 		t.Fatal(err)
 	}
+	if _, ok, err := s.TryLockMaintenance(ctx); err != nil || ok {
+		t.Fatalf("lock while a crashed holder's lease runs = %v, %v; want refused", ok, err)
+	}
+	if _, err := sharedPool.Exec(ctx, s.n.render(`UPDATE {{schema}}.reliar_leases SET expires_at = clock_timestamp() - interval '1 millisecond'`)); err != nil {
+		t.Fatal(err)
+	}
+	unlock, ok, err := s.TryLockMaintenance(ctx)
+	if err != nil || !ok {
+		t.Fatalf("lock after the crashed holder's lease expired = %v, %v; want taken", ok, err)
+	}
+	var holder uuid.UUID
+	if err := sharedPool.QueryRow(ctx, s.n.render(`SELECT holder FROM {{schema}}.reliar_leases`)).Scan(&holder); err != nil {
+		t.Fatal(err)
+	}
+	if holder == crashed {
+		t.Fatal("the lease still names the crashed holder")
+	}
 	unlock()
-	other, err := New(ctx, sharedPool, WithSchema(s.Schema()), WithLogger(quietLogger()))
+	if n := leaseRows(t, s); n != 0 {
+		t.Fatalf("%d lease rows after unlock; want 0", n)
+	}
+}
+
+// The holder renews its lease while it works, so a lease shorter than the
+// work is not taken over.
+func TestMaintenanceLeaseRenewedWhileHeld(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	a := newStore(t, WithMaintenanceLease(3*time.Second))
+	b, err := New(ctx, sharedPool, WithSchema(a.Schema()), WithLogger(quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlock2, ok, err := other.TryLockMaintenance(ctx)
+	unlock, ok, err := a.TryLockMaintenance(ctx)
 	if err != nil || !ok {
-		t.Fatalf("lock after its holder died = %v, %v; want taken", ok, err)
+		t.Fatalf("lock = %v, %v", ok, err)
 	}
-	unlock2()
+	defer unlock()
+	time.Sleep(7 * time.Second) // more than two leases
+	if _, ok, err := b.TryLockMaintenance(ctx); err != nil || ok {
+		t.Fatalf("lock while the holder renews = %v, %v; want refused", ok, err)
+	}
+}
+
+func TestMaintenanceLeaseOption(t *testing.T) {
+	if _, err := applyOptions([]Option{WithMaintenanceLease(time.Millisecond)}); !errors.Is(err, ErrInvalidOption) {
+		t.Fatalf("WithMaintenanceLease(1ms) = %v; want ErrInvalidOption", err)
+	}
+}
+
+func leaseRows(t *testing.T, s *Store) int {
+	t.Helper()
+	var n int
+	if err := sharedPool.QueryRow(t.Context(), s.n.render(`SELECT count(*) FROM {{schema}}.reliar_leases`)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

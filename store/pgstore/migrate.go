@@ -19,8 +19,9 @@ import (
 // fills the outbox table's pages to half so that claims update rows in place,
 // version 4 refuses values no claim can read (infinite times, versions
 // outside 1-65535, negative counters), version 5 adds the index of fair
-// claims (Fairness FairnessTenant), built concurrently.
-const SchemaVersion = 5
+// claims (Fairness FairnessTenant), built concurrently, version 6 adds the
+// reliar_leases table that holds the maintenance lease.
+const SchemaVersion = 6
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -142,6 +143,13 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, opts ...Option) error {
 	migrations, err := loadMigrations(n)
 	if err != nil {
 		return err
+	}
+	pooled, err := behindPooler(ctx, pool)
+	if err != nil {
+		return wrapErr("check for a pooler", err)
+	}
+	if pooled {
+		return ErrNeedsDirectConnection
 	}
 	return migrate(ctx, pool, n, migrations)
 }

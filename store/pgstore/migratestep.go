@@ -111,7 +111,11 @@ func runStep(ctx context.Context, conn *pgx.Conn, n names, st step) error {
 	}
 	for attempt := 0; ; attempt++ {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "SELECT pg_catalog.set_config('lock_timeout', $1, true)",
+			// The step's own lock_timeout, and no statement_timeout: a
+			// limit set on the role or the database is meant for the
+			// application's statements, not for a migration, which the
+			// lock timeout already keeps from queueing others.
+			if _, err := tx.Exec(ctx, "SELECT pg_catalog.set_config('lock_timeout', $1, true), pg_catalog.set_config('statement_timeout', '0', true)",
 				fmt.Sprintf("%dms", stepLockTimeout.Milliseconds())); err != nil {
 				return err
 			}
@@ -137,8 +141,23 @@ var concurrentIndex = regexp.MustCompile(`(?is)^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\
 // deadlock) leaves an INVALID index behind, which IF NOT EXISTS would then
 // keep for ever: such an index is dropped, concurrently, before the
 // statement runs again.
-func runNoTxStep(ctx context.Context, conn *pgx.Conn, n names, sql string) error {
+//
+// The step runs without statement_timeout and lock_timeout, whatever the
+// role or the database sets: CREATE INDEX CONCURRENTLY waits for every
+// older transaction and takes as long as the table needs, while it blocks
+// neither reads nor writes. The session's values are restored afterwards.
+func runNoTxStep(ctx context.Context, conn *pgx.Conn, n names, sql string) (err error) {
 	sql = strings.TrimRight(strings.TrimSpace(stripComments(sql)), ";")
+	if _, err := conn.Exec(ctx, "SELECT pg_catalog.set_config('statement_timeout', '0', false), pg_catalog.set_config('lock_timeout', '0', false)"); err != nil {
+		return err
+	}
+	defer func() {
+		for _, reset := range []string{"RESET statement_timeout", "RESET lock_timeout"} {
+			if _, rerr := conn.Exec(ctx, reset); rerr != nil && err == nil {
+				err = rerr
+			}
+		}
+	}()
 	if m := concurrentIndex.FindStringSubmatch(sql); m != nil {
 		var invalid bool
 		err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_index i
@@ -154,7 +173,7 @@ WHERE ns.nspname = $1 AND c.relname = $2 AND NOT (i.indisvalid AND i.indisready)
 			}
 		}
 	}
-	_, err := conn.Exec(ctx, sql)
+	_, err = conn.Exec(ctx, sql)
 	return err
 }
 

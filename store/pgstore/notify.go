@@ -34,6 +34,9 @@ const (
 // it. LISTEN does not work through PgBouncer in transaction pooling mode:
 // use WithoutNotify there.
 func (s *Store) Wakeups(ctx context.Context) (<-chan struct{}, error) {
+	if s.pooled {
+		return nil, ErrListenPooled
+	}
 	return s.wake.subscribe(ctx, s)
 }
 

@@ -34,6 +34,12 @@ type config struct {
 	// noHandoff turns off leasing rows at enqueue to a dispatcher of this
 	// process (handoff.go).
 	noHandoff bool
+	// preparedThroughPooler accepts named prepared statements through a
+	// transaction pooler (WithPreparedStatementsThroughPooler).
+	preparedThroughPooler bool
+	// maintenanceLease is how long the maintenance lease lasts unrenewed.
+	// Defaults to defaultMaintenanceLease.
+	maintenanceLease time.Duration
 }
 
 func defaultConfig() config {
@@ -42,6 +48,8 @@ func defaultConfig() config {
 		maxPayloadBytes: outboxdriver.DefaultMaxPayloadBytes,
 		serializer:      reliar.JSON,
 		logger:          slog.Default(),
+
+		maintenanceLease: defaultMaintenanceLease,
 	}
 }
 
@@ -211,6 +219,37 @@ func WithDeleteOnComplete() Option {
 func WithoutHandoff() Option {
 	return func(c *config) error {
 		c.noHandoff = true
+		return nil
+	}
+}
+
+// WithPreparedStatementsThroughPooler lets New accept a pool in pgx's
+// default query mode (cache_statement, named prepared statements) that
+// reaches PostgreSQL through a pooler. Only for a pooler that keeps
+// prepared statements per client itself, such as PgBouncer 1.21 and later
+// with max_prepared_statements set, or one in session mode (New cannot
+// tell the pool modes apart and treats every pooler as a transaction
+// pooler); PgBouncer 1.18 (Debian 12's) in transaction mode does not, and
+// New refuses such a pool with ErrPreparedStatementsPooled without this
+// option.
+func WithPreparedStatementsThroughPooler() Option {
+	return func(c *config) error {
+		c.preparedThroughPooler = true
+		return nil
+	}
+}
+
+// WithMaintenanceLease sets how long the maintenance lease
+// (TryLockMaintenance) lasts without a renewal: after a holder crashed,
+// another maintainer takes over once this has passed. The holder renews
+// it every third of it. Defaults to 30 seconds; d must be at least a
+// second.
+func WithMaintenanceLease(d time.Duration) Option {
+	return func(c *config) error {
+		if d < time.Second {
+			return fmt.Errorf("%w: maintenance lease %v is under a second", ErrInvalidOption, d)
+		}
+		c.maintenanceLease = d
 		return nil
 	}
 }

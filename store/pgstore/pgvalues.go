@@ -35,7 +35,7 @@ func compactArray[T, V any](vals []T, get func(T) (V, bool)) any {
 	return vals
 }
 
-func uuidValue(u pgtype.UUID) ([16]byte, bool)         { return u.Bytes, u.Valid }
+func uuidValue(u pgtype.UUID) (pgtype.UUID, bool)      { return u, u.Valid }
 func textValue(t pgtype.Text) (string, bool)           { return t.String, t.Valid }
 func int4Value(i pgtype.Int4) (int32, bool)            { return i.Int32, i.Valid }
 func timeValue(t pgtype.Timestamptz) (time.Time, bool) { return t.Time, t.Valid }
@@ -64,14 +64,28 @@ func timestamptz(t *time.Time) pgtype.Timestamptz {
 
 // leaseArgs splits leases into the id and token arrays of the fenced
 // outcome statements.
-// They are [][16]byte, which pgx encodes without reflection.
-func leaseArgs(leases []outboxdriver.Lease) ([][16]byte, [][16]byte) {
-	ids := make([][16]byte, len(leases))
-	tokens := make([][16]byte, len(leases))
+//
+// Every uuid array the store sends is a []pgtype.UUID: pgx encodes it
+// without reflection, and it is registered as uuid[] in pgx's type map, so
+// it also encodes in the query modes that pick a parameter's type from its
+// Go type (exec, simple_protocol), where a [][16]byte cannot be encoded.
+func leaseArgs(leases []outboxdriver.Lease) ([]pgtype.UUID, []pgtype.UUID) {
+	ids := make([]pgtype.UUID, len(leases))
+	tokens := make([]pgtype.UUID, len(leases))
 	for i, l := range leases {
-		ids[i], tokens[i] = l.ID, l.Token
+		ids[i] = pgtype.UUID{Bytes: l.ID, Valid: true}
+		tokens[i] = pgtype.UUID{Bytes: l.Token, Valid: true}
 	}
 	return ids, tokens
+}
+
+// uuidsArg returns vals as the uuid array the store sends (leaseArgs).
+func uuidsArg(vals [][16]byte) []pgtype.UUID {
+	out := make([]pgtype.UUID, len(vals))
+	for i, v := range vals {
+		out[i] = pgtype.UUID{Bytes: v, Valid: true}
+	}
+	return out
 }
 
 // micros converts a duration to whole microseconds, PostgreSQL's resolution.

@@ -25,6 +25,9 @@ type Store struct {
 	// ho holds the hand-off subscription and the enqueues waiting for
 	// their commit's proof (handoff.go).
 	ho outboxdriver.HandoffBook
+	// pooled: the pool reaches PostgreSQL through a transaction pooler
+	// (pooler.go), so the store never LISTENs.
+	pooled bool
 }
 
 var (
@@ -62,7 +65,14 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 	if have < SchemaVersion {
 		return nil, &ErrNotMigrated{Schema: cfg.schema, Have: have, Want: SchemaVersion}
 	}
-	s := &Store{pool: pool, cfg: cfg, n: n, sql: newStatements(n, cfg), log: cfg.logger}
+	pooled, err := behindPooler(ctx, pool)
+	if err != nil {
+		return nil, wrapErr("check for a pooler", err)
+	}
+	if err := checkQueryMode(pool, pooled, cfg); err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool, cfg: cfg, n: n, sql: newStatements(n, cfg), log: cfg.logger, pooled: pooled}
 	if err := s.warnSameNamedTables(ctx); err != nil {
 		return nil, err
 	}
@@ -95,12 +105,15 @@ func (s *Store) Schema() string { return s.n.schema }
 // Channel returns the LISTEN/NOTIFY channel of the store's table.
 func (s *Store) Channel() string { return s.n.channel }
 
-// Capabilities reports per-key ordering, notifications (unless WithoutNotify),
-// the maintenance lock, tenant fairness and hand-offs (unless WithoutHandoff
-// or WithoutNotify).
+// Capabilities reports per-key ordering, notifications (unless WithoutNotify
+// or Pooled), the maintenance lock, tenant fairness and hand-offs (unless
+// WithoutHandoff, WithoutNotify or Pooled).
 func (s *Store) Capabilities() outboxdriver.Capabilities {
-	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: !s.cfg.noNotify, MaintenanceLock: true, TenantFairness: true, Handoff: s.handoffOn(), ClaimAfter: true}
+	return outboxdriver.Capabilities{PerKeyOrdering: true, Notify: s.listens(), MaintenanceLock: true, TenantFairness: true, Handoff: s.handoffOn(), ClaimAfter: true}
 }
+
+// listens reports whether the store LISTENs for its notifications.
+func (s *Store) listens() bool { return !s.cfg.noNotify && !s.pooled }
 
 // txKind tells the store's own transactions apart: only claims and outcome
 // writes may commit asynchronously.

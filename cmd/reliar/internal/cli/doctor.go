@@ -60,6 +60,9 @@ with a verdict (ok, warn or red) and, when not ok, why it matters and a fix:
                       policies may hide rows from the role doctor runs as
                       (run it as the relay's role), a warning when they
                       apply to other roles only
+  writable            the server takes writes (not a standby, not read-only
+                      by default) and the role may claim, record outcomes
+                      and purge: red otherwise, as the relay's /readyz is 503
   broker: …           with --broker, what the relay needs there: a JetStream
                       stream capturing <--subject-prefix>.>, the RabbitMQ
                       --exchange, the Kafka --topic topics

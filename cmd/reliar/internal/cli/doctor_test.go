@@ -76,8 +76,8 @@ func TestDoctorHealthy(t *testing.T) {
 	tg := newPostgresTarget(t, true)
 	seed(t, tg, append(repeat(20, seedRow{"orders.placed", "", fatePublished}), repeat(5, seedRow{"orders.placed", "", fateDue})...)...)
 	rep, _ := doctorRun(t, tg)
-	if len(rep.Checks) != 12 {
-		t.Fatalf("%d checks, want 12: %+v", len(rep.Checks), rep.Checks)
+	if len(rep.Checks) != 13 {
+		t.Fatalf("%d checks, want 13: %+v", len(rep.Checks), rep.Checks)
 	}
 	for _, name := range tableChecks {
 		if c := verdict(t, rep, name); c.Verdict != doctor.OK || c.Found == "" {

@@ -70,6 +70,7 @@ func Evaluate(f Facts, th Thresholds) []Check {
 		checkDeadLetters(f),
 		checkXIDAhead(f),
 		checkRowSecurity(f),
+		checkWritable(f),
 	}
 }
 
@@ -139,6 +140,12 @@ func checkIndexes(f Facts) Check {
 
 func checkClaimPlan(f Facts) Check {
 	c := Check{Name: CheckClaimPlan}
+	if len(f.Writable.Missing) > 0 {
+		c.Verdict = Warn
+		c.Found = "not explained: explaining the claim, an UPDATE, needs the privileges the role lacks (see the writable check)"
+		c.Fix = "run reliar doctor as a role that may update the outbox table"
+		return c
+	}
 	claimOK := f.ClaimPlan.uses(PendingIndex) && !f.ClaimPlan.SeqScan
 	keyOK := f.KeyPlan.uses(PendingKeyIdx) && !f.KeyPlan.SeqScan
 	c.Found = fmt.Sprintf("claim uses %s; per-key head lookup uses %s", planSummary(f.ClaimPlan), planSummary(f.KeyPlan))

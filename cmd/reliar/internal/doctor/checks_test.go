@@ -130,13 +130,17 @@ func TestEvaluate(t *testing.T) {
 			f.RowSecurity = pgstore.RowSecurity{Role: "postgres", Enabled: true, Forced: true, Policies: []pgstore.Policy{
 				{Name: "hide_x", Command: "SELECT", Roles: []string{"relay"}, Using: "(tenant_id <> 'x'::text)"}}}
 		}, CheckRowSecurity, Warn, "row-level security is on (forced, the owner included) with the policies hide_x (restrictive, SELECT, to relay), but does not apply to role postgres"},
+		{"writable", func(*Facts) {}, CheckWritable, OK, "the server takes writes"},
+		{"standby", func(f *Facts) { f.Writable = Writable{ReadOnly: true, InRecovery: true} }, CheckWritable, Red, "standby in recovery"},
+		{"read-only by default", func(f *Facts) { f.Writable = Writable{ReadOnly: true} }, CheckWritable, Red, "default_transaction_read_only"},
+		{"missing privileges", func(f *Facts) { f.Writable = Writable{Role: "app", Missing: []string{"UPDATE", "DELETE"}} }, CheckWritable, Red, `role "app" lacks UPDATE, DELETE`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := healthy()
 			tt.change(&f)
 			checks := Evaluate(f, th)
-			if len(checks) != 12 {
+			if len(checks) != 13 {
 				t.Fatalf("%d checks", len(checks))
 			}
 			rep := NewReport("x", checks)
@@ -150,7 +154,7 @@ func TestEvaluate(t *testing.T) {
 			if (c.Verdict == OK) != (c.Why == "" && c.Fix == "") {
 				t.Fatalf("%s: verdict %s with why %q and fix %q", tt.check, c.Verdict, c.Why, c.Fix)
 			}
-			if rep.OK+rep.Warn+rep.Red != 12 || rep.Healthy() != (rep.Red == 0) {
+			if rep.OK+rep.Warn+rep.Red != 13 || rep.Healthy() != (rep.Red == 0) {
 				t.Fatalf("report counts %+v", rep)
 			}
 		})
@@ -218,13 +222,13 @@ func TestRender(t *testing.T) {
 	f.Stats.OldestDueAge = time.Hour
 	rep := NewReport(`postgres db:5432/x schema "public"`, Evaluate(f, Thresholds{}))
 	lines := rep.Lines()
-	if !strings.HasPrefix(lines[0], "CHECK               VERDICT  FOUND") || len(lines) != 13+4 {
+	if !strings.HasPrefix(lines[0], "CHECK               VERDICT  FOUND") || len(lines) != 14+4 {
 		t.Fatalf("lines:\n%s", strings.Join(lines, "\n"))
 	}
-	if lines[14] != "RED: oldest due row" || !strings.HasPrefix(lines[15], "  why: ") || !strings.HasPrefix(lines[16], "  fix: ") {
-		t.Fatalf("advice:\n%s", strings.Join(lines[13:], "\n"))
+	if lines[15] != "RED: oldest due row" || !strings.HasPrefix(lines[16], "  why: ") || !strings.HasPrefix(lines[17], "  fix: ") {
+		t.Fatalf("advice:\n%s", strings.Join(lines[14:], "\n"))
 	}
-	if rep.Summary() != "doctor: 11 ok, 0 warn, 1 red" {
+	if rep.Summary() != "doctor: 12 ok, 0 warn, 1 red" {
 		t.Fatalf("summary %q", rep.Summary())
 	}
 }

@@ -46,6 +46,8 @@ type Facts struct {
 	// RowSecurity is the table's row-level security as it applies to the
 	// role doctor connects as.
 	RowSecurity pgstore.RowSecurity
+	// Writable says whether the relay's claims and outcome writes can run.
+	Writable Writable
 }
 
 // Index is one index of the outbox table.

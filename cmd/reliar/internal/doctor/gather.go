@@ -67,7 +67,13 @@ func Gather(ctx context.Context, pool *pgxpool.Pool, schema string, warnAge time
 		run  func() error
 	}{
 		{"list the indexes", func() error { return gatherIndexes(ctx, pool, n, &f) }},
-		{"explain the claim", func() error { return gatherPlans(ctx, pool, n, &f) }},
+		{"check that the server takes the relay's writes", func() error { return gatherWritable(ctx, store, &f) }},
+		{"explain the claim", func() error {
+			if len(f.Writable.Missing) > 0 {
+				return nil // EXPLAIN of an UPDATE needs its privileges
+			}
+			return gatherPlans(ctx, pool, n, &f)
+		}},
 		{"find old transactions", func() error { return gatherXacts(ctx, pool, warnAge, &f) }},
 		{"read the replication slots", func() error { return gatherSlots(ctx, pool, &f) }},
 		{"read the table's statistics", func() error { return gatherTable(ctx, pool, n, &f) }},

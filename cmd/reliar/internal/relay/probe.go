@@ -42,6 +42,9 @@ func (p *prober) run(ctx context.Context) {
 func (p *prober) once(ctx context.Context) {
 	pctx, cancel := context.WithTimeout(ctx, p.timeout)
 	storeErr := probeStore(pctx, p.backend)
+	if storeErr == nil {
+		storeErr = probeStoreWrites(pctx, p.backend)
+	}
 	cancel()
 	pctx, cancel = context.WithTimeout(ctx, p.timeout)
 	brokerErr := p.broker.Check(pctx)

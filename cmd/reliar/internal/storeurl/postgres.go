@@ -77,13 +77,9 @@ func (postgresDriver) open(ctx context.Context, l Location, opts Options, scratc
 	if err := pgstore.ValidateSchema(schema); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadOption, err)
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	pool, err := pgConnect(ctx, l, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
+		return nil, err
 	}
 	b := &pgBackend{pool: pool, schema: schema, scratch: scratch, opts: opts,
 		where: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)}
@@ -95,6 +91,39 @@ func (postgresDriver) open(ctx context.Context, l Location, opts Options, scratc
 		}
 	}
 	return b, nil
+}
+
+// pgConnect opens the pool. A URL that names no default_query_exec_mode
+// gets pgx's default (named prepared statements) on a direct connection
+// and cache_describe through a pooler such as PgBouncer in transaction
+// mode, where named prepared statements fail (pgstore.BehindPooler).
+func pgConnect(ctx context.Context, l Location, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", l, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", l, err)
+	}
+	u, _ := url.Parse(l.raw)
+	if u == nil || u.Query().Get("default_query_exec_mode") != "" {
+		return pool, nil
+	}
+	pooled, err := pgstore.BehindPooler(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", l, err)
+	}
+	if !pooled {
+		return pool, nil
+	}
+	pool.Close()
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", l, err)
+	}
+	return pool, nil
 }
 
 func (postgresDriver) poolSize(l Location) int {
@@ -241,6 +270,17 @@ func (b *pgBackend) CountPublished(ctx context.Context, from, to time.Time) (int
 		return 0, fmt.Errorf("count published rows: %w", err)
 	}
 	return n, nil
+}
+
+// CheckWritable reports whether the store can take the relay's claims and
+// outcome writes (pgstore.Store.CheckWritable): the server is not a
+// standby nor read-only by default, and the role has the privileges.
+func (b *pgBackend) CheckWritable(ctx context.Context) error {
+	s, err := b.pgStore(ctx)
+	if err != nil {
+		return err
+	}
+	return s.CheckWritable(ctx)
 }
 
 func (b *pgBackend) Begin(ctx context.Context) (Tx, error) {

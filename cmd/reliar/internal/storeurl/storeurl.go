@@ -242,6 +242,13 @@ type Backend interface {
 	Close(ctx context.Context) error
 }
 
+// WriteChecker is implemented by backends that can tell whether the store
+// takes a dispatcher's claims and outcome writes: not a read-only server,
+// a role with the privileges. The relay's readiness asks it.
+type WriteChecker interface {
+	CheckWritable(ctx context.Context) error
+}
+
 // Tx is one transaction of a Backend.
 type Tx interface {
 	// Exec runs one statement written for the backend's Dialect.
