@@ -85,7 +85,15 @@ func (l *loop) finished(now time.Time) bool {
 	if !now.Before(l.drainAt) {
 		return true
 	}
-	return len(l.rows) == 0 && l.acquiring == 0 && !l.writing && !l.releasing && !l.renewing && !l.statting
+	if len(l.rows) > 0 {
+		return false
+	}
+	for _, c := range l.calls {
+		if c.waitedForByDrain() {
+			return false
+		}
+	}
+	return true
 }
 
 // finish waits, until D at most, for the goroutines the loop started, and

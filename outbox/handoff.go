@@ -48,7 +48,7 @@ func (h *handoffState) unreserve(n int) { h.reserved.Add(-int64(n)) }
 // syncHandoff publishes the loop's count of rows held and asked for, and
 // whether leasing at enqueue is open.
 func (l *loop) syncHandoff() {
-	l.ho.held.Store(int64(len(l.rows) + l.acquiring))
+	l.ho.held.Store(int64(len(l.rows) + l.asked()))
 	l.ho.closed.Store(l.draining || l.breaker.open)
 }
 
