@@ -21,6 +21,21 @@ func (r acquireResult) withErr(err error) acquireResult {
 }
 
 // claimSize is how many rows a claim would ask for now; 0 means no claim.
+//
+// The MaxInFlight rule: the rows held (l.rows, in every rowState from
+// queued to releasing), plus the rows the claim in flight asked for
+// (asked), plus the rows producers reserved for a hand-off
+// (handoffState.reserved) are at most MaxInFlight. A claim is how the loop
+// adds rows, so the rule is kept here: one claim in flight at most, asking
+// for no more than MaxInFlight - held - reserved. Producers keep it in
+// handoffState.reserve, against held + asked as syncHandoff last published
+// it (maybeClaim publishes the rows asked for before sending the claim; a
+// reservation made between claimSize reading reserved and that publication
+// is the one overshoot the rule allows). A row leaves the count when its
+// outcome is written, its release returns or it is abandoned to its lease
+// (drop), not when its publish ends. TestClaimSizeKeepsMaxInFlight and
+// TestHandoffReserveKeepsMaxInFlight test it.
+//
 // The claim rule: claim only when the free room is at least half a claim
 // (ceil(min(BatchSize, MaxInFlight)/2)), so a dispatcher never trickles
 // one-row claims; ask for min(BatchSize, free). With the breaker open, a
@@ -60,19 +75,20 @@ func (l *loop) maybeClaim(now time.Time) {
 	}
 	want := l.claimSize()
 	probe := l.breaker.open
+	// From here on the rows asked for count toward MaxInFlight, and
+	// producers see them before the claim is sent.
+	gen := l.acq.start(now, l.callTimeout(1), acquireResult{want: want})
+	l.syncHandoff()
 	l.woke = false
 	req := outboxdriver.AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
 	l.fairRequest(&req)
 	l.claimFrom(&req, probe, now)
-	after := req.After != nil
-	l.acq.launch(now, acquireResult{want: want, probe: probe, after: after}, func(ctx context.Context) acquireResult {
+	l.goStore(func(ctx context.Context) {
 		ctx, span := l.d.tracer.StartClaim(ctx, l.worker, want)
 		b, err := l.d.store.Acquire(ctx, req)
 		span.End(err)
-		return acquireResult{batch: b, err: err, want: want, probe: probe, after: after}
+		l.acq.report(gen, acquireResult{batch: b, err: err, want: want, probe: probe, after: req.After != nil})
 	})
-	// The rows asked for count toward MaxInFlight from now on.
-	l.syncHandoff()
 }
 
 // acquired applies the result of the claim in flight.

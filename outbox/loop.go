@@ -211,12 +211,7 @@ func (l *loop) run(ctx context.Context) error {
 func (l *loop) act(now time.Time) {
 	defer l.syncHandoff()
 	l.giveUpOverdue(now)
-	if l.draining && !l.pubCutoff && !now.Before(l.pubDueAt) {
-		l.cutOffPublishes()
-	}
-	if l.draining && !l.failReleased && !now.Before(l.relDueAt) {
-		l.releaseUnwrittenFailures()
-	}
+	l.advanceDrain(now)
 	l.maybeSubscribe(now)
 	l.maybeClaim(now)
 	l.startPublishes(now)
