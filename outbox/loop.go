@@ -80,7 +80,7 @@ type loop struct {
 	rel       storeCall[releaseResult]
 	stats     storeCall[statsResult]
 	sub       storeCall[subResult]
-	calls     []inflight
+	calls     []*callState
 	storeDone chan storeReport
 
 	// Fairness: the tenant the next claim starts after, and, when
@@ -130,15 +130,15 @@ func newLoop(d *Dispatcher, worker string) *loop {
 		subCancel:  func() {},
 	}
 	l.ho.max = int64(s.MaxInFlight)
-	l.acq = storeCall[acquireResult]{l: l, name: "claim", what: "claim", drainWaits: true, next: l.claimDue, apply: l.acquired, late: l.releaseLate}
-	l.write = storeCall[writeResult]{l: l, name: "outcome", what: "outcome write", drainWaits: true, next: l.writeDue, apply: l.written}
-	l.renew = storeCall[renewResult]{l: l, name: "renew", what: "lease renewal", drainWaits: true, next: l.renewDue, apply: l.renewed}
-	l.rel = storeCall[releaseResult]{l: l, name: "release", what: "release", drainWaits: true, apply: l.released}
-	l.stats = storeCall[statsResult]{l: l, name: "stats", what: "stats", drainWaits: true, next: l.statsDue, apply: l.statted}
+	l.acq = storeCall[acquireResult]{callState: callState{name: "claim", what: "claim", drainWaits: true, next: l.claimDue}, apply: l.acquired, late: l.releaseLate}
+	l.write = storeCall[writeResult]{callState: callState{name: "outcome", what: "outcome write", drainWaits: true, next: l.writeDue}, apply: l.written}
+	l.renew = storeCall[renewResult]{callState: callState{name: "renew", what: "lease renewal", drainWaits: true, next: l.renewDue}, apply: l.renewed}
+	l.rel = storeCall[releaseResult]{callState: callState{name: "release", what: "release", drainWaits: true}, apply: l.released}
+	l.stats = storeCall[statsResult]{callState: callState{name: "stats", what: "stats", drainWaits: true, next: l.statsDue}, apply: l.statted}
 	// The subscription ends with Run's context, which the drain starts
 	// with: the drain does not wait for it.
-	l.sub = storeCall[subResult]{l: l, name: "subscribe", what: "wake-up subscription", next: l.subDue, apply: l.subscribed, late: func(r subResult) { r.cancel() }}
-	l.calls = []inflight{&l.acq, &l.write, &l.renew, &l.rel, &l.stats, &l.sub}
+	l.sub = storeCall[subResult]{callState: callState{name: "subscribe", what: "wake-up subscription", next: l.subDue}, apply: l.subscribed, late: func(r subResult) { r.cancel() }}
+	l.calls = []*callState{l.acq.init(l), l.write.init(l), l.renew.init(l), l.rel.init(l), l.stats.init(l), l.sub.init(l)}
 	// Room for the result of every kind: a call's goroutine never waits
 	// for the loop to read the result of another.
 	l.storeDone = make(chan storeReport, len(l.calls))

@@ -9,7 +9,8 @@ import (
 // claim, the outcome write, the lease renewal, the release, the stats call
 // and the wake-up subscription. At most one call of a kind is in flight. The
 // call owns all the loop keeps about it, so that a new kind of call is one
-// more storeCall (a field of loop, made in newLoop) and nothing else:
+// more storeCall (a field of loop, made and listed in newLoop), its result
+// type and the function that starts it, and nothing else:
 //
 //   - whether a call is in flight, and its generation. A result carries the
 //     generation of the call that produced it, so the result of a call the
@@ -27,7 +28,18 @@ import (
 // Every kind reports on the loop's one store channel (loop.storeDone), so
 // the loop's select has one case for all of them.
 type storeCall[R callResult[R]] struct {
-	l          *loop
+	callState
+	l     *loop
+	held  R
+	apply func(r R, now time.Time) // applies the result of the call in flight
+	late  func(r R)                // optional: disposes of the result of a call given up
+}
+
+// callState is the part of a storeCall that does not depend on its result
+// type, which the loop reads for every kind at once (loop.calls): the
+// watchdog and the drain's end read its fields, and only a call overdue
+// costs a call through giveUp.
+type callState struct {
 	name       string // in metrics and logs: "claim", "outcome", …
 	what       string // in the error of a call given up: "outcome write", …
 	drainWaits bool   // the drain waits for a call in flight (finished)
@@ -36,27 +48,15 @@ type storeCall[R callResult[R]] struct {
 	running   bool
 	startedAt time.Time
 	giveUpAt  time.Time
-	held      R
 
-	next  func() (time.Time, bool) // when the next call is due; false: none to start (nil: never timed)
-	apply func(r R, now time.Time) // applies the result of the call in flight
-	late  func(r R)                // optional: disposes of the result of a call given up
+	next   func() (time.Time, bool) // when the next call is due; false: none to start (nil: never timed)
+	giveUp func(now time.Time)      // gives the call in flight up (storeCall.giveUpNow)
 }
 
 // callResult is the result type of a storeCall: withErr is the result of
 // the call in flight, as held, failed with err.
 type callResult[R any] interface {
 	withErr(err error) R
-}
-
-// inflight is what the loop asks of every kind of store call, whatever its
-// result type.
-type inflight interface {
-	busy() bool
-	waitedForByDrain() bool
-	due() (time.Time, bool)
-	giveUpDeadline() (time.Time, bool)
-	giveUpIfOverdue(now time.Time)
 }
 
 // storeReport is the result of one store call on its way to the loop.
@@ -69,6 +69,13 @@ type report[R callResult[R]] struct {
 }
 
 func (p report[R]) land(now time.Time) { p.c.land(p.gen, p.r, now) }
+
+// init binds c to l and returns its untyped part, for loop.calls.
+func (c *storeCall[R]) init(l *loop) *callState {
+	c.l = l
+	c.giveUp = c.giveUpNow
+	return &c.callState
+}
 
 // start records a call started now that may run for budget and holds held,
 // and returns its generation, which its goroutine passes to report.
@@ -116,27 +123,25 @@ func (c *storeCall[R]) end() {
 	c.held = zero
 }
 
-func (c *storeCall[R]) busy() bool             { return c.running }
-func (c *storeCall[R]) waitedForByDrain() bool { return c.running && c.drainWaits }
+func (c *callState) busy() bool             { return c.running }
+func (c *callState) waitedForByDrain() bool { return c.running && c.drainWaits }
+func (c *callState) overdue(now time.Time) bool {
+	return c.running && !now.Before(c.giveUpAt)
+}
 
 // due is when the next call of the kind is to start; false while one is in
 // flight or none is to be started.
-func (c *storeCall[R]) due() (time.Time, bool) {
+func (c *callState) due() (time.Time, bool) {
 	if c.running || c.next == nil {
 		return time.Time{}, false
 	}
 	return c.next()
 }
 
-func (c *storeCall[R]) giveUpDeadline() (time.Time, bool) { return c.giveUpAt, c.running }
-
-// giveUpIfOverdue gives up the call in flight past its deadline plus grace:
-// it is resolved as a failed call, and its result, if it ever comes, is
-// late.
-func (c *storeCall[R]) giveUpIfOverdue(now time.Time) {
-	if !c.running || now.Before(c.giveUpAt) {
-		return
-	}
+// giveUpNow gives up the call in flight, past its deadline plus grace
+// (callState.overdue): it is resolved as a failed call, and its result, if
+// it ever comes, is late.
+func (c *storeCall[R]) giveUpNow(now time.Time) {
 	r := c.held.withErr(&notReturnedError{call: c.what, timeout: c.l.s.StoreTimeout})
 	c.end()
 	c.l.callGivenUp(c.name)

@@ -18,10 +18,12 @@ type recordingCall struct {
 
 func newRecordingCall(l *loop) *recordingCall {
 	c := &recordingCall{}
-	c.storeCall = storeCall[releaseResult]{l: l, name: "test", what: "test call", drainWaits: true,
-		apply: func(r releaseResult, _ time.Time) { c.applied = append(c.applied, r) },
-		late:  func(r releaseResult) { c.late = append(c.late, r) },
+	c.storeCall = storeCall[releaseResult]{
+		callState: callState{name: "test", what: "test call", drainWaits: true},
+		apply:     func(r releaseResult, _ time.Time) { c.applied = append(c.applied, r) },
+		late:      func(r releaseResult) { c.late = append(c.late, r) },
 	}
+	c.init(l)
 	return c
 }
 
@@ -52,7 +54,9 @@ func TestStoreCall(t *testing.T) {
 			name: "running until its result lands",
 			run: func(t *testing.T, c *recordingCall) {
 				c.start(t0, budget, held)
-				c.giveUpIfOverdue(deadline.Add(-time.Nanosecond))
+				if c.overdue(deadline.Add(-time.Nanosecond)) {
+					c.giveUp(deadline)
+				}
 			},
 			wantRunning: true,
 		},
@@ -60,7 +64,9 @@ func TestStoreCall(t *testing.T) {
 			name: "given up at its deadline plus grace: held applied with the error",
 			run: func(t *testing.T, c *recordingCall) {
 				c.start(t0, budget, held)
-				c.giveUpIfOverdue(deadline)
+				if c.overdue(deadline) {
+					c.giveUp(deadline)
+				}
 			},
 			wantApplied: []int64{-1},
 			wantStuck:   1,
@@ -69,7 +75,9 @@ func TestStoreCall(t *testing.T) {
 			name: "a result after the give-up is late",
 			run: func(t *testing.T, c *recordingCall) {
 				gen := c.start(t0, budget, held)
-				c.giveUpIfOverdue(deadline)
+				if c.overdue(deadline) {
+					c.giveUp(deadline)
+				}
 				c.land(gen, ok, deadline)
 			},
 			wantApplied: []int64{-1},
@@ -79,7 +87,9 @@ func TestStoreCall(t *testing.T) {
 			name: "a late result does not end the next call",
 			run: func(t *testing.T, c *recordingCall) {
 				first := c.start(t0, budget, held)
-				c.giveUpIfOverdue(deadline)
+				if c.overdue(deadline) {
+					c.giveUp(deadline)
+				}
 				second := c.start(deadline, budget, held)
 				c.land(first, ok, deadline)
 				if !c.running {

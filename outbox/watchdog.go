@@ -96,7 +96,9 @@ func (l *loop) giveUpOverdue(now time.Time) {
 		l.popWatch()
 	}
 	for _, c := range l.calls {
-		c.giveUpIfOverdue(now)
+		if c.overdue(now) {
+			c.giveUp(now)
+		}
 	}
 }
 
@@ -125,8 +127,8 @@ func (l *loop) nextGiveUp() time.Time {
 		}
 	}
 	for _, c := range l.calls {
-		if at, ok := c.giveUpDeadline(); ok {
-			consider(at)
+		if c.running {
+			consider(c.giveUpAt)
 		}
 	}
 	return t
