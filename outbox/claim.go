@@ -9,7 +9,6 @@ import (
 )
 
 type acquireResult struct {
-	gen   uint64
 	batch outboxdriver.AcquiredBatch
 	err   error
 	want  int
@@ -17,13 +16,32 @@ type acquireResult struct {
 	after bool // the claim started after the previous full claim
 }
 
+func (r acquireResult) withErr(err error) acquireResult {
+	return acquireResult{err: err, want: r.want}
+}
+
 // claimSize is how many rows a claim would ask for now; 0 means no claim.
+//
+// The MaxInFlight rule: the rows held (l.rows, in every rowState from
+// queued to releasing), plus the rows the claim in flight asked for
+// (asked), plus the rows producers reserved for a hand-off
+// (handoffState.reserved) are at most MaxInFlight. A claim is how the loop
+// adds rows, so the rule is kept here: one claim in flight at most, asking
+// for no more than MaxInFlight - held - reserved. Producers keep it in
+// handoffState.reserve, against held + asked as syncHandoff last published
+// it (maybeClaim publishes the rows asked for before sending the claim; a
+// reservation made between claimSize reading reserved and that publication
+// is the one overshoot the rule allows). A row leaves the count when its
+// outcome is written, its release returns or it is abandoned to its lease
+// (drop), not when its publish ends. TestClaimSizeKeepsMaxInFlight and
+// TestHandoffReserveKeepsMaxInFlight test it.
+//
 // The claim rule: claim only when the free room is at least half a claim
 // (ceil(min(BatchSize, MaxInFlight)/2)), so a dispatcher never trickles
 // one-row claims; ask for min(BatchSize, free). With the breaker open, a
 // probe of one row is made when nothing else is held.
 func (l *loop) claimSize() int {
-	if l.draining || l.acquiring > 0 {
+	if l.draining || l.acq.running {
 		return 0
 	}
 	if l.breaker.open {
@@ -40,43 +58,41 @@ func (l *loop) claimSize() int {
 	return min(l.s.BatchSize, free)
 }
 
-func (l *loop) canClaim() bool { return l.claimSize() > 0 }
+// claimDue is when the next claim is due, if one is to be made.
+func (l *loop) claimDue() (time.Time, bool) { return l.nextClaim, l.claimSize() > 0 }
+
+// asked is how many rows the claim in flight asked for; 0 when none is.
+func (l *loop) asked() int {
+	if !l.acq.running {
+		return 0
+	}
+	return l.acq.held.want
+}
 
 func (l *loop) maybeClaim(now time.Time) {
-	want := l.claimSize()
-	if want == 0 || now.Before(l.nextClaim) {
+	if at, ok := l.acq.due(); !ok || now.Before(at) {
 		return
 	}
+	want := l.claimSize()
 	probe := l.breaker.open
-	l.acquiring = want
+	// From here on the rows asked for count toward MaxInFlight, and
+	// producers see them before the claim is sent.
+	gen := l.acq.start(now, l.callTimeout(1), acquireResult{want: want})
 	l.syncHandoff()
 	l.woke = false
 	req := outboxdriver.AcquireRequest{Worker: l.worker, BatchSize: want, Lease: l.s.Lease, Ordering: l.s.Ordering, MaxClaims: l.s.MaxClaims}
 	l.fairRequest(&req)
 	l.claimFrom(&req, probe, now)
-	gen := l.acq.start(now, l.callTimeout(1))
 	l.goStore(func(ctx context.Context) {
 		ctx, span := l.d.tracer.StartClaim(ctx, l.worker, want)
 		b, err := l.d.store.Acquire(ctx, req)
 		span.End(err)
-		deliver(l, l.acquireCh, acquireResult{gen: gen, batch: b, err: err, want: want, probe: probe, after: req.After != nil})
+		l.acq.report(gen, acquireResult{batch: b, err: err, want: want, probe: probe, after: req.After != nil})
 	})
-}
-
-func (l *loop) onAcquired(r acquireResult, now time.Time) {
-	if !l.acq.finish(r.gen) {
-		l.lateResult(l.acq.name)
-		if r.err == nil {
-			l.releaseLate(r.batch)
-		}
-		return
-	}
-	l.acquired(r, now)
 }
 
 // acquired applies the result of the claim in flight.
 func (l *loop) acquired(r acquireResult, now time.Time) {
-	l.acquiring = 0
 	if r.err != nil {
 		if isPermanent(r.err) {
 			l.fail(r.err, now)
@@ -199,7 +215,7 @@ func (l *loop) onWake(now time.Time) {
 	if l.breaker.open {
 		return // probes keep their own pace
 	}
-	if l.acquiring > 0 {
+	if l.acq.running {
 		l.woke = true
 		return
 	}

@@ -6,9 +6,24 @@ import (
 	"github.com/reliar/reliar"
 )
 
-// startDrain begins the shutdown: no more claims, rows not yet started
-// released at once, publishes already running given until the publish
-// deadline, outcomes written as usual until D = now + DrainTimeout.
+// startDrain begins the shutdown. The drain runs in phases, at deadlines
+// set here from D = now + DrainTimeout and reserve = min(StoreTimeout,
+// DrainTimeout/2):
+//
+//  1. At once: no more claims (claimSize is 0) and no more hand-offs
+//     (syncHandoff closes them); rows queued but not started are released.
+//     Outcomes are written as usual throughout.
+//  2. At pubDueAt = D - reserve: publishes still running are cut off and
+//     their rows released (cutOffPublishes), leaving the release a whole
+//     reserve to land.
+//  3. At relDueAt = D - reserve/2: rows whose publish failed but whose Fail
+//     has not landed are released (releaseUnwrittenFailures).
+//  4. The drain ends (finished) once no row is held and no store call the
+//     drain waits for is in flight, or at D; rows still held then are left
+//     to their lease (finish).
+//
+// advanceDrain starts phases 2 and 3 when due. TestDrainPhases and
+// TestDrainFinished test them.
 func (l *loop) startDrain(now time.Time) {
 	if l.draining {
 		return
@@ -23,6 +38,19 @@ func (l *loop) startDrain(now time.Time) {
 	}
 	l.queue = nil
 	l.log.Info("draining", "held", len(l.rows), "publishing", l.publishing, "deadline", l.s.DrainTimeout)
+}
+
+// advanceDrain starts the drain's phases 2 and 3 (startDrain) when due.
+func (l *loop) advanceDrain(now time.Time) {
+	if !l.draining {
+		return
+	}
+	if !l.pubCutoff && !now.Before(l.pubDueAt) {
+		l.cutOffPublishes()
+	}
+	if !l.failReleased && !now.Before(l.relDueAt) {
+		l.releaseUnwrittenFailures()
+	}
 }
 
 // cutOffPublishes releases the rows whose publish is still running at the
@@ -76,8 +104,10 @@ func (l *loop) releaseUnwrittenFailures() {
 	}
 }
 
-// finished reports whether the drain is over: nothing held and no store
-// call in flight, or D reached.
+// finished reports whether the drain is over (phase 4 of startDrain):
+// nothing held and no store call the drain waits for in flight (every kind
+// but the wake-up subscription, which ends with Run's context), or D
+// reached.
 func (l *loop) finished(now time.Time) bool {
 	if !l.draining {
 		return false
@@ -85,7 +115,15 @@ func (l *loop) finished(now time.Time) bool {
 	if !now.Before(l.drainAt) {
 		return true
 	}
-	return len(l.rows) == 0 && l.acquiring == 0 && !l.writing && !l.releasing && !l.renewing && !l.statting
+	if len(l.rows) > 0 {
+		return false
+	}
+	for _, c := range l.calls {
+		if c.waitedForByDrain() {
+			return false
+		}
+	}
+	return true
 }
 
 // finish waits, until D at most, for the goroutines the loop started, and

@@ -27,7 +27,10 @@ type handoffState struct {
 	closed   atomic.Bool  // draining, or the breaker is open: lease nothing
 }
 
-// reserve makes room for n rows if MaxInFlight allows.
+// reserve makes room for n rows if MaxInFlight allows: held (rows held and
+// asked for, as the loop last published them) plus reserved plus n must
+// stay within max. It is the producers' half of the MaxInFlight rule
+// (claimSize).
 func (h *handoffState) reserve(n int) bool {
 	for {
 		if h.closed.Load() {
@@ -48,7 +51,7 @@ func (h *handoffState) unreserve(n int) { h.reserved.Add(-int64(n)) }
 // syncHandoff publishes the loop's count of rows held and asked for, and
 // whether leasing at enqueue is open.
 func (l *loop) syncHandoff() {
-	l.ho.held.Store(int64(len(l.rows) + l.acquiring))
+	l.ho.held.Store(int64(len(l.rows) + l.asked()))
 	l.ho.closed.Store(l.draining || l.breaker.open)
 }
 

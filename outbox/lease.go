@@ -8,24 +8,37 @@ import (
 )
 
 type renewResult struct {
-	gen      uint64
 	want     int
 	affected int64
 	err      error
 }
 
+func (r renewResult) withErr(err error) renewResult { return renewResult{want: r.want, err: err} }
+
 type releaseResult struct {
-	gen      uint64
 	leases   []outboxdriver.Lease
 	affected int64
 	err      error
 	atDrain  bool
 }
 
+func (r releaseResult) withErr(err error) releaseResult {
+	return releaseResult{leases: r.leases, err: err}
+}
+
 type statsResult struct {
-	gen   uint64
 	stats Stats
 	err   error
+}
+
+func (r statsResult) withErr(err error) statsResult { return statsResult{err: err} }
+
+// renewDue is when the next renewal is due, if rows are held.
+func (l *loop) renewDue() (time.Time, bool) { return l.nextRenew, len(l.rows) > 0 }
+
+// statsDue is when the next stats call is due, if one is to be made.
+func (l *loop) statsDue() (time.Time, bool) {
+	return l.nextStats, l.s.StatsInterval > 0 && !l.draining
 }
 
 // maybeRenew extends the leases of every row held, every Lease/2. The
@@ -36,7 +49,7 @@ func (l *loop) maybeRenew(now time.Time) {
 		l.nextRenew = now.Add(l.renewEvery)
 		return
 	}
-	if l.renewing || now.Before(l.nextRenew) || (l.draining && !now.Before(l.drainAt)) {
+	if at, ok := l.renew.due(); !ok || now.Before(at) || (l.draining && !now.Before(l.drainAt)) {
 		return
 	}
 	l.nextRenew = now.Add(l.renewEvery)
@@ -44,26 +57,15 @@ func (l *loop) maybeRenew(now time.Time) {
 	for lease := range l.rows {
 		leases = append(leases, lease)
 	}
-	l.renewing = true
 	d := l.s.Lease
-	gen := l.renew.start(now, l.callTimeout(1))
-	l.goStore(func(ctx context.Context) {
+	l.renew.launch(now, renewResult{want: len(leases)}, func(ctx context.Context) renewResult {
 		n, err := l.d.store.ExtendLease(ctx, leases, d)
-		deliver(l, l.renewCh, renewResult{gen: gen, want: len(leases), affected: n, err: err})
+		return renewResult{want: len(leases), affected: n, err: err}
 	})
 }
 
-func (l *loop) onRenewed(r renewResult) {
-	if !l.renew.finish(r.gen) {
-		l.lateResult(l.renew.name)
-		return
-	}
-	l.renewed(r)
-}
-
 // renewed applies the result of the renewal in flight.
-func (l *loop) renewed(r renewResult) {
-	l.renewing = false
+func (l *loop) renewed(r renewResult, _ time.Time) {
 	if r.err != nil {
 		l.log.Warn("lease renewal failed", "rows", r.want, "error", r.err)
 		return
@@ -87,7 +89,7 @@ func (l *loop) release(row *trackedRow) {
 }
 
 func (l *loop) maybeRelease(now time.Time) {
-	if l.releasing || len(l.toRelease) == 0 {
+	if l.rel.running || len(l.toRelease) == 0 {
 		return
 	}
 	leases := make([]outboxdriver.Lease, len(l.toRelease))
@@ -96,28 +98,15 @@ func (l *loop) maybeRelease(now time.Time) {
 	}
 	l.emit(EventReleased, idsOf(leases), nil)
 	l.toRelease = nil
-	l.releasing = true
-	l.releasingLeases = leases
 	atDrain := l.draining
-	gen := l.rel.start(now, l.callTimeout(1))
-	l.goStore(func(ctx context.Context) {
+	l.rel.launch(now, releaseResult{leases: leases, atDrain: atDrain}, func(ctx context.Context) releaseResult {
 		n, err := l.d.store.Release(ctx, leases)
-		deliver(l, l.releaseCh, releaseResult{gen: gen, leases: leases, affected: n, err: err, atDrain: atDrain})
+		return releaseResult{leases: leases, affected: n, err: err, atDrain: atDrain}
 	})
 }
 
-func (l *loop) onReleased(r releaseResult) {
-	if !l.rel.finish(r.gen) {
-		l.lateResult(l.rel.name)
-		return
-	}
-	l.released(r)
-}
-
 // released applies the result of the release in flight.
-func (l *loop) released(r releaseResult) {
-	l.releasing = false
-	l.releasingLeases = nil
+func (l *loop) released(r releaseResult, _ time.Time) {
 	for _, lease := range r.leases {
 		if row := l.rows[lease]; row != nil && row.state == rowReleasing {
 			l.drop(lease)
@@ -133,29 +122,18 @@ func (l *loop) released(r releaseResult) {
 }
 
 func (l *loop) maybeStats(now time.Time) {
-	if l.s.StatsInterval <= 0 || l.statting || l.draining || now.Before(l.nextStats) {
+	if at, ok := l.stats.due(); !ok || now.Before(at) {
 		return
 	}
 	l.nextStats = now.Add(l.s.StatsInterval)
-	l.statting = true
-	gen := l.stats.start(now, l.callTimeout(1))
-	l.goStore(func(ctx context.Context) {
+	l.stats.launch(now, statsResult{}, func(ctx context.Context) statsResult {
 		s, err := l.d.store.Stats(ctx)
-		deliver(l, l.statsCh, statsResult{gen: gen, stats: s, err: err})
+		return statsResult{stats: s, err: err}
 	})
 }
 
-func (l *loop) onStats(r statsResult) {
-	if !l.stats.finish(r.gen) {
-		l.lateResult(l.stats.name)
-		return
-	}
-	l.statted(r)
-}
-
 // statted applies the result of the stats call in flight.
-func (l *loop) statted(r statsResult) {
-	l.statting = false
+func (l *loop) statted(r statsResult, _ time.Time) {
 	if r.err != nil {
 		l.log.Warn("stats failed", "error", r.err)
 		return

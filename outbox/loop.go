@@ -49,38 +49,39 @@ type loop struct {
 	resolved   []*trackedRow                      // rowResolved, waiting for a write
 	toRelease  []*trackedRow                      // rows to release, not yet sent
 
-	acquiring    int  // rows asked by the Acquire in flight; 0 when none
-	woke         bool // a wake-up arrived during the Acquire in flight
-	writing      bool
-	noWrites     bool // an outcome write failed permanently
-	renewing     bool
-	releasing    bool
-	statting     bool
-	nextClaim    time.Time
-	claimAfter   *outboxdriver.Position // the last row of the last full claim; nil: claim from the head
-	headClaimAt  time.Time              // when the last claim from the head was sent
-	nextWrite    time.Time
-	writeStarted time.Time // when the outcome write in flight started
-	nextRenew    time.Time
-	nextStats    time.Time
-	breaker      breaker
-	draining     bool
-	pubCutoff    bool
-	drainAt      time.Time // D: the end of the drain
-	pubDueAt     time.Time // publishes still running then are cut off
-	exitErr      error
-	storeCtx     context.Context // WithoutCancel(Run's ctx): store calls outlive cancellation
-	pubCtx       context.Context // cancelled at the publish cut-off
-	cancelPub    context.CancelFunc
-	wg           sync.WaitGroup
-	wake         <-chan struct{}
-	acquireCh    chan acquireResult
-	published    *resultQueue[publishResult]
-	writeCh      chan writeResult
-	renewCh      chan renewResult
-	releaseCh    chan releaseResult
-	statsCh      chan statsResult
-	renewEvery   time.Duration
+	woke        bool // a wake-up arrived during the claim in flight
+	noWrites    bool // an outcome write failed permanently
+	nextClaim   time.Time
+	claimAfter  *outboxdriver.Position // the last row of the last full claim; nil: claim from the head
+	headClaimAt time.Time              // when the last claim from the head was sent
+	nextWrite   time.Time
+	nextRenew   time.Time
+	nextStats   time.Time
+	breaker     breaker
+	draining    bool
+	pubCutoff   bool
+	drainAt     time.Time // D: the end of the drain
+	pubDueAt    time.Time // publishes still running then are cut off
+	exitErr     error
+	storeCtx    context.Context // WithoutCancel(Run's ctx): store calls outlive cancellation
+	pubCtx      context.Context // cancelled at the publish cut-off
+	cancelPub   context.CancelFunc
+	wg          sync.WaitGroup
+	wake        <-chan struct{}
+	published   *resultQueue[publishResult]
+	renewEvery  time.Duration
+
+	// The store calls (storecall.go), one of each kind in flight at most;
+	// calls lists them all, in the order the watchdog gives them up, and
+	// storeDone carries every result back.
+	acq       storeCall[acquireResult]
+	write     storeCall[writeResult]
+	renew     storeCall[renewResult]
+	rel       storeCall[releaseResult]
+	stats     storeCall[statsResult]
+	sub       storeCall[subResult]
+	calls     []*callState
+	storeDone chan storeReport
 
 	// Fairness: the tenant the next claim starts after, and, when
 	// MaxInFlightPerTenant caps them, the rows held per tenant.
@@ -89,20 +90,16 @@ type loop struct {
 	capHeldBack  bool // the last claim may have passed capped tenants over
 	writePace    time.Duration
 
-	// The watchdog (watchdog.go): the store calls in flight, the publish
-	// calls' deadlines, and the calls given up whose goroutines still run.
-	acq, write, renew, rel, stats, sub storeCall
-	writingCompletes, writingFails     []outboxdriver.Lease
-	releasingLeases                    []outboxdriver.Lease
-	pubSeq                             uint64
-	pubWatches                         []pubWatch
-	givenUp                            map[uint64]struct{} // publish calls given up, not yet returned
-	stuck                              int
-	quit                               chan struct{} // closed when the loop stops reading results
+	// The watchdog (watchdog.go): the publish calls' deadlines, and the
+	// calls given up whose goroutines still run.
+	pubSeq     uint64
+	pubWatches []pubWatch
+	givenUp    map[uint64]struct{} // publish calls given up, not yet returned
+	stuck      int
+	quit       chan struct{} // closed when the loop stops reading results
 
 	// Wake-up subscription (subscribe.go).
 	wakeCtx    context.Context
-	subCh      chan subResult
 	subCancel  context.CancelFunc
 	nextSub    time.Time
 	subBackoff time.Duration
@@ -125,26 +122,26 @@ func newLoop(d *Dispatcher, worker string) *loop {
 		log:        d.log.With("worker", worker),
 		rows:       make(map[outboxdriver.Lease]*trackedRow, s.MaxInFlight),
 		breaker:    breaker{threshold: s.BreakerThreshold},
-		acquireCh:  make(chan acquireResult, 1),
 		published:  newResultQueue[publishResult](),
-		writeCh:    make(chan writeResult, 1),
-		renewCh:    make(chan renewResult, 1),
-		releaseCh:  make(chan releaseResult, 1),
-		statsCh:    make(chan statsResult, 1),
-		subCh:      make(chan subResult, 1),
 		renewEvery: max(s.Lease/2, time.Millisecond),
 		writePace:  max(min(s.PollInterval, s.Lease/4), time.Millisecond),
-		acq:        storeCall{name: "claim"},
-		write:      storeCall{name: "outcome"},
-		renew:      storeCall{name: "renew"},
-		rel:        storeCall{name: "release"},
-		stats:      storeCall{name: "stats"},
-		sub:        storeCall{name: "subscribe"},
 		givenUp:    map[uint64]struct{}{},
 		quit:       make(chan struct{}),
 		subCancel:  func() {},
 	}
 	l.ho.max = int64(s.MaxInFlight)
+	l.acq = storeCall[acquireResult]{callState: callState{name: "claim", what: "claim", drainWaits: true, next: l.claimDue}, apply: l.acquired, late: l.releaseLate}
+	l.write = storeCall[writeResult]{callState: callState{name: "outcome", what: "outcome write", drainWaits: true, next: l.writeDue}, apply: l.written}
+	l.renew = storeCall[renewResult]{callState: callState{name: "renew", what: "lease renewal", drainWaits: true, next: l.renewDue}, apply: l.renewed}
+	l.rel = storeCall[releaseResult]{callState: callState{name: "release", what: "release", drainWaits: true}, apply: l.released}
+	l.stats = storeCall[statsResult]{callState: callState{name: "stats", what: "stats", drainWaits: true, next: l.statsDue}, apply: l.statted}
+	// The subscription ends with Run's context, which the drain starts
+	// with: the drain does not wait for it.
+	l.sub = storeCall[subResult]{callState: callState{name: "subscribe", what: "wake-up subscription", next: l.subDue}, apply: l.subscribed, late: func(r subResult) { r.cancel() }}
+	l.calls = []*callState{l.acq.init(l), l.write.init(l), l.renew.init(l), l.rel.init(l), l.stats.init(l), l.sub.init(l)}
+	// Room for the result of every kind: a call's goroutine never waits
+	// for the loop to read the result of another.
+	l.storeDone = make(chan storeReport, len(l.calls))
 	return l
 }
 
@@ -178,8 +175,8 @@ func (l *loop) run(ctx context.Context) error {
 		case <-done:
 			done = nil
 			l.startDrain(time.Now())
-		case r := <-l.acquireCh:
-			l.onAcquired(r, time.Now())
+		case r := <-l.storeDone:
+			r.land(time.Now())
 		case <-l.published.ready:
 			// Every result waiting, so that their outcomes share one
 			// write.
@@ -187,16 +184,6 @@ func (l *loop) run(ctx context.Context) error {
 			for _, r := range l.published.take() {
 				l.onPublished(r, now)
 			}
-		case r := <-l.writeCh:
-			l.onWritten(r, time.Now())
-		case r := <-l.renewCh:
-			l.onRenewed(r)
-		case r := <-l.releaseCh:
-			l.onReleased(r)
-		case r := <-l.statsCh:
-			l.onStats(r)
-		case r := <-l.subCh:
-			l.onSubscribed(r, time.Now())
 		case h, ok := <-l.handoffCh:
 			if !ok {
 				l.handoffCh = nil
@@ -224,12 +211,7 @@ func (l *loop) run(ctx context.Context) error {
 func (l *loop) act(now time.Time) {
 	defer l.syncHandoff()
 	l.giveUpOverdue(now)
-	if l.draining && !l.pubCutoff && !now.Before(l.pubDueAt) {
-		l.cutOffPublishes()
-	}
-	if l.draining && !l.failReleased && !now.Before(l.relDueAt) {
-		l.releaseUnwrittenFailures()
-	}
+	l.advanceDrain(now)
 	l.maybeSubscribe(now)
 	l.maybeClaim(now)
 	l.startPublishes(now)
@@ -248,17 +230,10 @@ func (l *loop) nextDeadline(now time.Time) time.Time {
 			t = x
 		}
 	}
-	if l.canClaim() {
-		consider(l.nextClaim)
-	}
-	if !l.writing && len(l.resolved) > 0 {
-		consider(l.nextWrite)
-	}
-	if !l.renewing && len(l.rows) > 0 {
-		consider(l.nextRenew)
-	}
-	if l.s.StatsInterval > 0 && !l.statting && !l.draining {
-		consider(l.nextStats)
+	for _, c := range l.calls {
+		if at, ok := c.due(); ok {
+			consider(at)
+		}
 	}
 	if l.draining {
 		if !l.pubCutoff {
@@ -268,9 +243,6 @@ func (l *loop) nextDeadline(now time.Time) time.Time {
 			consider(l.relDueAt)
 		}
 		consider(l.drainAt)
-	}
-	if l.subscribing() {
-		consider(l.nextSub)
 	}
 	if l.ho.reserved.Load() > 0 {
 		// Reservations of rows leased at enqueue end without a signal

@@ -8,18 +8,24 @@ import (
 )
 
 type writeResult struct {
-	gen                  uint64
 	completed, failed    []outboxdriver.Lease
 	completeErr, failErr error
 	completedN, failedN  int64
 }
+
+func (r writeResult) withErr(err error) writeResult {
+	return writeResult{completed: r.completed, failed: r.failed, completeErr: err, failErr: err}
+}
+
+// writeDue is when the next outcome write is due, if outcomes wait.
+func (l *loop) writeDue() (time.Time, bool) { return l.nextWrite, len(l.resolved) > 0 }
 
 // maybeWrite writes the resolved outcomes: at once when fresh, paced after a
 // failed write, and never more than one write at a time. Outcomes that
 // resolve while a write is in flight join the next one. A row whose outcome
 // could not be written for a whole Lease is abandoned to its lease.
 func (l *loop) maybeWrite(now time.Time) {
-	if l.writing || len(l.resolved) == 0 || now.Before(l.nextWrite) {
+	if at, ok := l.write.due(); !ok || now.Before(at) {
 		return
 	}
 	var completes []outboxdriver.Lease
@@ -49,28 +55,26 @@ func (l *loop) maybeWrite(now time.Time) {
 	if keep == 0 {
 		return
 	}
-	l.writing = true
-	l.writeStarted = now
 	store, tracer := l.d.store, l.d.tracer
 	budget := l.budget()
 	calls := 0
-	l.writingCompletes, l.writingFails = nil, nil
+	var held writeResult
 	if len(completes) > 0 {
 		calls++
-		l.writingCompletes = completes
+		held.completed = completes
 	}
 	if len(fails) > 0 {
 		calls++
-		l.writingFails = make([]outboxdriver.Lease, len(fails))
+		held.failed = make([]outboxdriver.Lease, len(fails))
 		for i, f := range fails {
-			l.writingFails[i] = f.Lease
+			held.failed[i] = f.Lease
 		}
 	}
-	gen := l.write.start(now, l.callTimeout(calls))
+	gen := l.write.start(now, l.callTimeout(calls), held)
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		r := writeResult{gen: gen}
+		var r writeResult
 		if len(completes) > 0 {
 			ctx, cancel := budget.context()
 			ctx, span := tracer.StartOutcomeWrite(ctx, "complete", len(completes))
@@ -85,27 +89,14 @@ func (l *loop) maybeWrite(now time.Time) {
 			r.failedN, r.failErr = store.Fail(ctx, fails)
 			span.End(r.failErr)
 			cancel()
-			r.failed = make([]outboxdriver.Lease, len(fails))
-			for i, f := range fails {
-				r.failed[i] = f.Lease
-			}
+			r.failed = held.failed
 		}
-		deliver(l, l.writeCh, r)
+		l.write.report(gen, r)
 	}()
-}
-
-func (l *loop) onWritten(r writeResult, now time.Time) {
-	if !l.write.finish(r.gen) {
-		l.lateResult(l.write.name)
-		return
-	}
-	l.written(r, now)
 }
 
 // written applies the result of the outcome write in flight.
 func (l *loop) written(r writeResult, now time.Time) {
-	l.writing = false
-	l.writingCompletes, l.writingFails = nil, nil
 	failed := false
 	l.settle(EventCompleted, r.completed, r.completeErr, r.completedN, now, &failed)
 	l.settle(EventFailed, r.failed, r.failErr, r.failedN, now, &failed)
@@ -120,7 +111,7 @@ func (l *loop) written(r writeResult, now time.Time) {
 		// to a tenth of the time and lets more outcomes share the next.
 		// Writes of many rows, or while many rows are held (a backlog
 		// draining), go back to back.
-		l.nextWrite = now.Add(min(9*now.Sub(l.writeStarted), l.writePace))
+		l.nextWrite = now.Add(min(9*now.Sub(l.write.startedAt), l.writePace))
 	default:
 		l.nextWrite = time.Time{}
 	}

@@ -15,12 +15,15 @@ import (
 // and logged at warn once per outage. Until it works the dispatcher polls.
 
 type subResult struct {
-	gen    uint64
 	ch     <-chan struct{}
 	err    error
 	ctx    context.Context // the subscription's, which ends with cancel
 	cancel context.CancelFunc
 }
+
+// withErr keeps cancel: a subscription given up is cancelled, so that a
+// channel it may still return closes on its own.
+func (r subResult) withErr(err error) subResult { return subResult{err: err, cancel: r.cancel} }
 
 // Backoff between subscription attempts.
 const (
@@ -28,9 +31,13 @@ const (
 	subBackoffMax = time.Minute
 )
 
+// subDue is when the next subscription attempt is due, if one is to be
+// made.
+func (l *loop) subDue() (time.Time, bool) { return l.nextSub, l.subscribing() }
+
 // subscribing reports whether a subscription attempt is to be made.
 func (l *loop) subscribing() bool {
-	if l.wake != nil || l.sub.running || l.draining || !l.d.wakeups || !l.d.store.Capabilities().Notify {
+	if l.wake != nil || l.draining || !l.d.wakeups || !l.d.store.Capabilities().Notify {
 		return false
 	}
 	_, ok := l.d.store.(outboxdriver.Notifier)
@@ -38,30 +45,21 @@ func (l *loop) subscribing() bool {
 }
 
 func (l *loop) maybeSubscribe(now time.Time) {
-	if !l.subscribing() || now.Before(l.nextSub) {
+	if at, ok := l.sub.due(); !ok || now.Before(at) {
 		return
 	}
 	n := l.d.store.(outboxdriver.Notifier)
 	ctx, cancel := context.WithCancel(l.wakeCtx)
 	l.subCancel = cancel
-	gen := l.sub.start(now, l.s.StoreTimeout)
+	// Bounded by StoreTimeout alone: the context is Run's, not a store
+	// call's budget.
+	gen := l.sub.start(now, l.s.StoreTimeout, subResult{ctx: ctx, cancel: cancel})
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
 		ch, err := n.Wakeups(ctx)
-		deliver(l, l.subCh, subResult{gen: gen, ch: ch, err: err, ctx: ctx, cancel: cancel})
+		l.sub.report(gen, subResult{ch: ch, err: err, ctx: ctx, cancel: cancel})
 	}()
-}
-
-func (l *loop) onSubscribed(r subResult, now time.Time) {
-	if !l.sub.finish(r.gen) {
-		// Given up earlier; its context is cancelled, so a channel it
-		// returned closes on its own.
-		r.cancel()
-		l.lateResult(l.sub.name)
-		return
-	}
-	l.subscribed(r, now)
 }
 
 // subscribed applies the result of the subscription attempt in flight.

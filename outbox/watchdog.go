@@ -38,39 +38,6 @@ func (e *notReturnedError) Error() string {
 // FailureKind makes a call that did not return a transient failure.
 func (e *notReturnedError) FailureKind() reliar.FailureKind { return reliar.FailureTransient }
 
-// storeCall tracks the one store call of a kind (claim, outcome write,
-// renewal, release, stats, subscription) that may be in flight. Results
-// carry the generation of the call that produced them, so a result that
-// arrives after its call was given up is recognised and ignored.
-type storeCall struct {
-	name     string
-	gen      uint64
-	running  bool
-	giveUpAt time.Time
-}
-
-// start records a call started now that may run for budget, and returns
-// its generation.
-func (c *storeCall) start(now time.Time, budget time.Duration) uint64 {
-	c.gen++
-	c.running = true
-	c.giveUpAt = now.Add(budget + callGrace(budget))
-	return c.gen
-}
-
-// finish reports whether a result of generation gen belongs to the call in
-// flight, and if so ends it. A false result is a late one: its call was
-// given up.
-func (c *storeCall) finish(gen uint64) bool {
-	if !c.running || gen != c.gen {
-		return false
-	}
-	c.running = false
-	return true
-}
-
-func (c *storeCall) overdue(now time.Time) bool { return c.running && !now.Before(c.giveUpAt) }
-
 // pubWatch is the deadline of one publish call: a Publish of one row, or a
 // PublishBatch of several.
 type pubWatch struct {
@@ -128,37 +95,10 @@ func (l *loop) giveUpOverdue(now time.Time) {
 		l.callGivenUp("publish", "ids", len(ids), "first_id", ids[0])
 		l.popWatch()
 	}
-	if l.acq.overdue(now) {
-		l.acq.running = false
-		l.callGivenUp(l.acq.name)
-		l.acquired(acquireResult{err: &notReturnedError{call: "claim", timeout: l.s.StoreTimeout}, want: l.acquiring}, now)
-	}
-	if l.write.overdue(now) {
-		l.write.running = false
-		l.callGivenUp(l.write.name)
-		err := &notReturnedError{call: "outcome write", timeout: l.s.StoreTimeout}
-		l.written(writeResult{completed: l.writingCompletes, failed: l.writingFails, completeErr: err, failErr: err}, now)
-	}
-	if l.renew.overdue(now) {
-		l.renew.running = false
-		l.callGivenUp(l.renew.name)
-		l.renewed(renewResult{err: &notReturnedError{call: "lease renewal", timeout: l.s.StoreTimeout}})
-	}
-	if l.rel.overdue(now) {
-		l.rel.running = false
-		l.callGivenUp(l.rel.name)
-		l.released(releaseResult{leases: l.releasingLeases, err: &notReturnedError{call: "release", timeout: l.s.StoreTimeout}})
-	}
-	if l.stats.overdue(now) {
-		l.stats.running = false
-		l.callGivenUp(l.stats.name)
-		l.statted(statsResult{err: &notReturnedError{call: "stats", timeout: l.s.StoreTimeout}})
-	}
-	if l.sub.overdue(now) {
-		l.sub.running = false
-		l.callGivenUp(l.sub.name)
-		l.subCancel()
-		l.subscribed(subResult{err: &notReturnedError{call: "wake-up subscription", timeout: l.s.StoreTimeout}}, now)
+	for _, c := range l.calls {
+		if c.overdue(now) {
+			c.giveUp(now)
+		}
 	}
 }
 
@@ -186,7 +126,7 @@ func (l *loop) nextGiveUp() time.Time {
 			break
 		}
 	}
-	for _, c := range []*storeCall{&l.acq, &l.write, &l.renew, &l.rel, &l.stats, &l.sub} {
+	for _, c := range l.calls {
 		if c.running {
 			consider(c.giveUpAt)
 		}
@@ -213,8 +153,9 @@ func (l *loop) lateResult(call string) {
 
 // releaseLate releases the rows a claim took after the dispatcher had given
 // it up: nobody tracks them, so they would otherwise wait for their lease.
-func (l *loop) releaseLate(b outboxdriver.AcquiredBatch) {
-	if len(b.Records) == 0 {
+func (l *loop) releaseLate(r acquireResult) {
+	b := r.batch
+	if r.err != nil || len(b.Records) == 0 {
 		return
 	}
 	leases := make([]outboxdriver.Lease, len(b.Records))

@@ -20,7 +20,8 @@ type group struct {
 	cases []testCase
 }
 
-// Run checks a store against every rule of the store contract (SPEC §3), one
+// Run checks a store against every rule of the store contract (stated on
+// outboxdriver.Store and in ARCHITECTURE.md, "The store contract"), one
 // subtest per rule, grouped by area. Each subtest runs in parallel with the
 // others and calls newHarness for a store of its own. Time passes only
 // through Harness.Advance, and "now" is always the store's own clock as

@@ -269,9 +269,9 @@ func TestRunBrokerDown(t *testing.T) {
 }
 
 // TestRunMissingExchange: a RabbitMQ exchange that does not exist is a
-// misconfiguration an operator fixes (SPEC §6): the relay waits, /readyz
-// answering 503 with the cause, and becomes ready once the exchange is
-// declared.
+// misconfiguration an operator fixes (the publishers' error rule in
+// ARCHITECTURE.md, "Invariants"): the relay waits, /readyz answering 503
+// with the cause, and becomes ready once the exchange is declared.
 func TestRunMissingExchange(t *testing.T) {
 	s := newSchema(t)
 	s.migrate(t)
