@@ -116,7 +116,10 @@ func TestDrainFailsWhenTheContextEnds(t *testing.T) {
 	}()
 	var rt recordTB
 	outboxtest.Drain(ctx, &rt, store, pub, outbox.Settings{})
-	mustContain(t, rt.failed(t), "outboxtest: Drain: context canceled (last stats: due=")
+	// The end of ctx is seen either by Drain itself or by the store call it
+	// was making (then the store's own words stand between), so only the
+	// parts every path has are checked.
+	mustContain(t, rt.failed(t), "outboxtest: Drain: ", "context canceled", "(last stats: due=")
 }
 
 func TestDrainRefusesBadSettings(t *testing.T) {
