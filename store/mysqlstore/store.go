@@ -3,7 +3,6 @@ package mysqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -86,12 +85,8 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	if err := checkTimes(ctx, db); err != nil {
 		return nil, err
 	}
-	if err := checkSchema(ctx, db); err != nil {
-		var nm *NotMigratedError
-		if errors.As(err, &nm) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("mysqlstore: new: %w", err)
+	if err := schema.Check(ctx, db); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
