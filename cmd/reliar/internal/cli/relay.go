@@ -107,7 +107,7 @@ publish slowly cannot take all of --max-in-flight. It needs a store that can
 claim fairly (PostgreSQL); on SQLite or MariaDB the relay exits 2. It cannot be
 combined with --ordering per-key.
 
-Logs go to stderr at `+relayLogLevel+` by default; they never hold payloads, and URLs are
+Logs go to stderr at ` + relayLogLevel + ` by default; they never hold payloads, and URLs are
 shown with their secrets masked.`,
 		Example: `  # PostgreSQL to NATS JetStream, subjects orders.<message type>
   reliar relay --database-url postgres://relay@db:5432/shop --broker nats://nats:4222 --subject-prefix orders
