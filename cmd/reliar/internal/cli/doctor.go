@@ -36,19 +36,7 @@ func newDoctorCommand(app *App) *cobra.Command {
 		Long: `doctor checks a PostgreSQL outbox table and explains what it finds, each check
 with a verdict (ok, warn or red) and, when not ok, why it matters and a fix:
 
-  schema version      reliar_migrations against the version this release needs
-  indexes             the store's six indexes present and valid
-  claim plan          EXPLAIN of the claim, sequential scans disabled (in a
-                      rolled-back transaction), so a small healthy table is ok
-  oldest transaction  the oldest open or prepared transaction of the database
-                      holding back the xmin horizon
-  replication slots   slots holding an xmin or catalog_xmin
-  dead tuples         pg_stat_user_tables' dead tuples and last (auto)vacuum
-  table size          heap and index size against the live rows
-  lapsed leases       pending rows whose lease lapsed and was never reclaimed
-  oldest due row      how long due rows have waited for a claim
-  dead letters        rows dead in the last hour against those before
-
+` + doctor.CatalogText(80) + `
 Ages (of the oldest transaction, of a lapsed lease, of the oldest due row) warn
 from --warn-age and are red from --red-age. doctor only reads; it is
 PostgreSQL-specific, and refuses other databases with exit status 2 (use
