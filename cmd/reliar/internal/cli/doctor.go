@@ -130,11 +130,11 @@ func doctorPool(ctx context.Context, raw string, loc storeurl.Location) (*pgxpoo
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, "", fmt.Errorf("connect to %s: %w", loc, err)
+		return nil, "", &storeurl.ConnectError{Where: loc.String(), Err: err}
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, "", fmt.Errorf("connect to %s: %w", loc, err)
+		return nil, "", &storeurl.ConnectError{Where: loc.String(), Err: err}
 	}
 	return pool, fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database), nil
 }

@@ -79,11 +79,11 @@ func (postgresDriver) open(ctx context.Context, l Location, opts Options, scratc
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
+		return nil, &ConnectError{Where: l.String(), Err: err}
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
+		return nil, &ConnectError{Where: l.String(), Err: err}
 	}
 	b := &pgBackend{pool: pool, schema: schema, scratch: scratch, opts: opts,
 		where: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)}
