@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // statedDefault finds "--flag (default X)" in a command's long help.
@@ -38,5 +39,32 @@ func TestLongHelpStatesTheFlagsDefaults(t *testing.T) {
 	walk((&App{}).rootCommand())
 	if checked == 0 {
 		t.Fatal("no stated default checked")
+	}
+}
+
+// TestFlagsThatTakeWordsSayso: in every command, a flag whose help offers
+// "off" or "forever" shows a type that names the word (int|off), never a
+// bare int or duration.
+func TestFlagsThatTakeWordsSayso(t *testing.T) {
+	checked := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			for _, w := range []string{"off", "forever"} {
+				if strings.Contains(fl.Usage, `"`+w+`"`) {
+					checked++
+					if !strings.Contains(fl.Value.Type(), "|"+w) {
+						t.Errorf("%s --%s takes %q but shows the type %q", c.CommandPath(), fl.Name, w, fl.Value.Type())
+					}
+				}
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk((&App{}).rootCommand())
+	if checked < 5 {
+		t.Fatalf("only %d flags take a word", checked)
 	}
 }
