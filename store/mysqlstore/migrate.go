@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/reliar/reliar"
-	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
@@ -64,17 +63,6 @@ func splitStatements(sql string) []string {
 	}
 	return out
 }
-
-// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError. It is
-// outboxdriver.ErrNotMigrated, the one value every store's not-migrated
-// error matches.
-var ErrNotMigrated = outboxdriver.ErrNotMigrated
-
-// NotMigratedError reports a database whose schema is older than this
-// release needs (Store "mysqlstore", no Schema). Run [Migrate] (or `reliar
-// migrate`). It is the one type every store's New returns for a schema
-// behind it.
-type NotMigratedError = outboxdriver.NotMigratedError
 
 // schema is what New and Migrate know of the store's migrations.
 var schema = outboxsql.Schema{

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/reliar/reliar/outbox/outboxdriver"
 	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
@@ -30,17 +29,6 @@ func Migrations() fs.FS {
 // latest migration (1 creates the outbox table, 2 the inbox's
 // processed_messages table). New refuses a database below it.
 const SchemaVersion = 2
-
-// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError. It is
-// outboxdriver.ErrNotMigrated, the one value every store's not-migrated
-// error matches.
-var ErrNotMigrated = outboxdriver.ErrNotMigrated
-
-// NotMigratedError reports a database whose schema is older than this
-// release needs (Store "sqlitestore", no Schema). Run [Migrate] (or `reliar
-// migrate`). It is the one type every store's New returns for a schema
-// behind it.
-type NotMigratedError = outboxdriver.NotMigratedError
 
 // schema is what New and Migrate know of the store's migrations.
 var schema = outboxsql.Schema{

@@ -29,6 +29,14 @@ type Store struct {
 
 var _ outboxdriver.Store = (*Store)(nil)
 
+// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError: it is
+// outboxdriver.ErrNotMigrated, which every store's not-migrated error matches.
+var ErrNotMigrated = outboxdriver.ErrNotMigrated
+
+// NotMigratedError is what New returns for a database behind [SchemaVersion]
+// (Store "sqlitestore"): run [Migrate], or `reliar migrate`.
+type NotMigratedError = outboxdriver.NotMigratedError
+
 // Option configures a Store. The same options may be given to New and to
 // Migrate (which uses none of them today, so that one option list serves
 // both). Every option validates its argument: a refused one wraps
