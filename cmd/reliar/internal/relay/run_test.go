@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -224,7 +222,7 @@ func TestRunLifecycle(t *testing.T) {
 	prefix := randomName("relay_unit_")
 	count := newStream(t, prefix)
 	cfg := testConfig(t, s, natsURL, broker.Options{SubjectPrefix: prefix})
-	logs := &syncBuffer{}
+	logs := &syncLog{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	r := start(t, cfg)
 	eventually(t, "/readyz to report the schema", r.readyz(t, http.StatusServiceUnavailable, "version 0"))
@@ -244,7 +242,7 @@ func TestRunLifecycle(t *testing.T) {
 		t.Fatalf("Run = %v, want nil after cancellation", err)
 	}
 	// The drain is logged before the end.
-	out := logs.String()
+	out := strings.Join(logs.lines("INFO"), "\n") + strings.Join(logs.lines("WARN"), "\n")
 	draining, stopped := strings.Index(out, `msg="relay draining"`), strings.Index(out, `msg="relay stopped"`)
 	if draining < 0 || stopped < 0 || draining > stopped {
 		t.Errorf("logs at cancellation: want relay draining, then relay stopped:\n%s", out)
@@ -252,24 +250,6 @@ func TestRunLifecycle(t *testing.T) {
 	if strings.Contains(out, "pgstore.Migrate") {
 		t.Errorf("the relay's logs tell an operator to call a Go function:\n%s", out)
 	}
-}
-
-// syncBuffer is a bytes.Buffer the relay's goroutines may log to at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestRunDroppedTable: a dropped table is a failure (exit status 1).
