@@ -49,7 +49,8 @@ bench-check:
 # The release tool (tools/release, outside go.work) and a module outside the
 # repository built against a dry-run release of this tree: go get of every
 # public module, the README tutorial, go install of the CLI and its demo, and
-# old stores against a newer root (scripts/release-check.sh, RELEASING.md).
+# every Reliar requirement at the one release version (scripts/release-check.sh,
+# RELEASING.md).
 # The last line is `release-check: modules=N tutorial=ok install=ok demo=ok`.
 release-check:
 	@out=$$(gofmt -l tools/release); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi

@@ -8,24 +8,23 @@
 #   - compile the tutorial program of README.md as README.md shows it;
 #   - go install github.com/reliar/reliar/cmd/reliar@VERSION, and run the
 #     installed binary's demo to lost=0;
-#   - build the two stores that use the root module's shared SQL package
-#     (outbox/outboxdriver/outboxsql) at
-#     an older version against the root module at a newer one, and run the
-#     SQLite store's tests so: the last release tag's stores if there is a
-#     tag, else this tree published twice.
+#   - check the lockstep: every public module requires every Reliar module
+#     it uses at exactly this version. The driver-side helpers the stores
+#     share with the root module (outboxsql, outboxsqltest, HandoffBook,
+#     WakeHub) are compatible only within one release, so a store module
+#     must never pull in another version of the root.
 # Everything the run put in the module cache is removed at the end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/reliar-release-check.XXXXXX")
 stamp="$(date +%s).$$"
 base=${RELEASE_CHECK_BASE:-v0.1.0}
-old="$base-check.$stamp.1"
-new="$base-check.$stamp.2"
+new="$base-check.$stamp"
 tool="$tmp/release"
 say() { echo "release-check: $*"; }
 fail() { echo "release-check: FAIL: $*" >&2; exit 1; }
 cleanup() {
-  [ -x "$tool" ] && "$tool" --clean-cache "$old" "$new" >/dev/null || true
+  [ -x "$tool" ] && "$tool" --clean-cache "$new" >/dev/null || true
   chmod -R u+w "$tmp" 2>/dev/null || true
   rm -rf "$tmp"
 }
@@ -33,23 +32,13 @@ trap cleanup EXIT
 
 (cd "$root/tools/release" && GOWORK=off go build -o "$tool" .)
 
-# The dry runs: the older stores first, then every module of this tree.
-last=$(git -C "$root" tag --list 'v[0-9]*' --sort=-v:refname | grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | head -n 1 || true)
-if [ -n "$last" ]; then
-  from=(--rev "$last")
-  pairing="the stores of tag $last"
-else
-  from=()
-  pairing="this tree published a first time"
-fi
-"$tool" --repo "$root" --dry-run "$tmp/old" --proxy "$tmp/proxy" "${from[@]}" \
-  --modules store/sqlitestore,store/mysqlstore "$old" >/dev/null
+# The dry run: every module of this tree.
 "$tool" --repo "$root" --dry-run "$tmp/new" --proxy "$tmp/proxy" "$new" | sed 's/^release: /release-check: /'
 
 upstream=$(go env GOPROXY)
 export GOWORK=off GOFLAGS="-mod=mod -modcacherw" GONOSUMDB=github.com/reliar GOPRIVATE= GONOPROXY= \
   GOPROXY="file://$tmp/proxy,$upstream" GOBIN="$tmp/bin" TMPDIR="$tmp/tmp"
-mkdir -p "$tmp/tmp" "$tmp/user" "$tmp/mixed"
+mkdir -p "$tmp/tmp" "$tmp/user"
 
 # Every public module, as `go get` gives it to a user.
 mapfile -t mods < <(cut -d' ' -f1 "$tmp/new/modules.txt")
@@ -95,26 +84,18 @@ case " $summary " in *" lost=0 "*) ;; *) fail "demo: $summary" ;; esac
 demo=ok
 say "$summary"
 
-# Skew: the SQL stores at the older version, the root module at the newer.
-cd "$tmp/mixed"
-go mod init example.com/releasecheck/mixed >/dev/null 2>&1
-go get "github.com/reliar/reliar/store/sqlitestore@$old" "github.com/reliar/reliar/store/mysqlstore@$old" \
-  "github.com/reliar/reliar@$new" >/dev/null 2>"$tmp/get.log" || { cat "$tmp/get.log" >&2; fail "go get of the mixed pairing"; }
-for want in "github.com/reliar/reliar $new" "github.com/reliar/reliar/store/sqlitestore $old" \
-  "github.com/reliar/reliar/store/mysqlstore $old"; do
-  got=$(go list -m "${want% *}")
-  [ "$got" = "$want" ] || fail "mixed pairing resolved $got, want $want"
-done
-go build github.com/reliar/reliar/store/sqlitestore/... github.com/reliar/reliar/store/mysqlstore/... ||
-  fail "store/sqlitestore and store/mysqlstore at $old do not build with github.com/reliar/reliar at $new"
-go vet github.com/reliar/reliar/store/sqlitestore/... github.com/reliar/reliar/store/mysqlstore/... ||
-  fail "go vet of the mixed pairing"
-# The older SQLite store's own tests (the conformance suites included) run on
-# the newer root; the MariaDB store's need a server, so it is built only.
-go test -count=1 "github.com/reliar/reliar/store/sqlitestore/..." >"$tmp/mixed.log" 2>&1 || {
-  cat "$tmp/mixed.log" >&2
-  fail "the tests of store/sqlitestore at $old fail with github.com/reliar/reliar at $new"
-}
-say "mixed: store/sqlitestore and store/mysqlstore at $old ($pairing) build with github.com/reliar/reliar at $new; the SQLite store's tests pass"
+# Lockstep: in the module graph of a user of every public module, each
+# requirement a Reliar module at $new has on a Reliar module is at $new.
+cd "$tmp/user"
+skew=$(go mod graph | awk -v v="$new" '
+  $1 ~ /^github.com\/reliar\// && $2 ~ /^github.com\/reliar\// {
+    split($1, a, "@"); split($2, b, "@")
+    if (a[2] == v && b[2] != v) print $1 " requires " $2
+  }')
+[ -z "$skew" ] || fail "modules not in lockstep (the driver-side helpers are same-version-only):
+$skew"
+edges=$(go mod graph | grep -c "^github.com/reliar/[^ ]*@$new github.com/reliar/" || true)
+[ "$edges" -gt 0 ] || fail "no requirement between Reliar modules at $new in the module graph"
+say "lockstep: $edges requirements between Reliar modules, all at $new"
 
 say "modules=$n tutorial=$tutorial install=$install demo=$demo"

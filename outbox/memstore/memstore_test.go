@@ -28,7 +28,7 @@ func harness(t *testing.T) storetest.Harness {
 			if !ok {
 				return storetest.RowState{}, storetest.ErrNoRow
 			}
-			return storetest.RowState(st), nil
+			return st, nil
 		},
 		Advance: func(_ context.Context, d time.Duration) error {
 			s.Advance(d)

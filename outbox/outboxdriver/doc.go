@@ -13,5 +13,18 @@
 // stores built on database/sql can share the code in package outboxsql.
 //
 // The contract is kept compatible within a release line, like the user API:
-// a store module of one version works with the root module of a later one.
+// a store written against one v0.1.x release keeps compiling against a later
+// one.
+//
+// # Same-version-only helpers
+//
+// [HandoffBook] (with [HandoffSub]) and [WakeHub] are not part of that
+// promise, nor are the packages outboxsql and outboxsqltest: they are the
+// bookkeeping Reliar's own stores share with the root module, public only
+// because the stores are modules of their own. Like River's riverdriver, they
+// are same-version-only: a store module works with the root module of its
+// own version and no other, and a release may change these helpers in any way
+// together with the stores. Reliar's release tool moves every module in
+// lockstep (RELEASING.md); keep every Reliar module your go.mod lists at one
+// version.
 package outboxdriver

@@ -84,3 +84,45 @@ func TruncateUTF8(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError: the
+// error every Reliar store's New returns for a schema older than it needs.
+// Each store package names it too (pgstore.ErrNotMigrated,
+// sqlitestore.ErrNotMigrated, ...): they are this one value, so one
+// errors.Is matches a behind schema of every store.
+var ErrNotMigrated = errors.New("outbox: schema not migrated")
+
+// NotMigratedError reports a database whose schema is older than the store
+// needs. Match it with errors.As to read the versions; it matches
+// [ErrNotMigrated] with errors.Is. Each store package names it too
+// (pgstore.NotMigratedError, ...), as an alias of this type. It is a
+// permanent failure: retrying does not migrate.
+type NotMigratedError struct {
+	// Store is the store package that refused the schema: "pgstore",
+	// "sqlitestore", "mysqlstore".
+	Store string
+	// Schema is the PostgreSQL schema that holds the tables; "" for stores
+	// that have none.
+	Schema string
+	// Have is the applied schema version; 0 when nothing is applied.
+	Have int
+	// Want is the version the store needs (its SchemaVersion).
+	Want int
+}
+
+// Error says which version the schema has, which it needs and how to
+// migrate it.
+func (e *NotMigratedError) Error() string {
+	where := "schema"
+	if e.Schema != "" {
+		where = fmt.Sprintf("schema %q", e.Schema)
+	}
+	return fmt.Sprintf("%s: %s is at version %d, this release needs %d: run %s.Migrate (or `reliar migrate`)",
+		e.Store, where, e.Have, e.Want, e.Store)
+}
+
+// Is matches ErrNotMigrated.
+func (e *NotMigratedError) Is(target error) bool { return target == ErrNotMigrated }
+
+// FailureKind is permanent: the schema does not migrate itself.
+func (e *NotMigratedError) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }

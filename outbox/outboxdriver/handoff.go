@@ -88,6 +88,9 @@ const HandoffReserveFor = 100 * time.Millisecond
 // subscription, the enqueues waiting for the proof of their commit, and the
 // rules for handing them over. A store embeds one; the zero value is ready.
 // It is safe for concurrent use.
+//
+// HandoffBook is a helper of Reliar's own stores, kept compatible only with
+// the store modules of the same release (see the package documentation).
 type HandoffBook struct {
 	mu      sync.Mutex
 	sub     *HandoffSub

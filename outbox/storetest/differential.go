@@ -203,7 +203,7 @@ func (d *differ) compareRows() {
 				st.Attempts, st.ClaimCount, st.LapsedClaims, st.LeaseToken != nil, st.PublishedAt != nil, st.DeadAt != nil,
 				deref(st.DeadReason), st.ExpiresAt != nil)
 		}
-		if got, want := describe(rs), describe(RowState(ms)); got != want {
+		if got, want := describe(rs), describe(ms); got != want {
 			d.fail("row %s:\n  store: %s\n  model: %s", short(id), got, want)
 		}
 	}
@@ -229,7 +229,7 @@ func (d *differ) pendingRows() string {
 		rs, err := d.real.Inspect(d.ctx, id)
 		mDesc, rDesc := "absent", "absent"
 		if ok {
-			mDesc = describe(RowState(ms), mNow)
+			mDesc = describe(ms, mNow)
 		}
 		if err == nil {
 			rDesc = describe(rs, rNow)

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox/memstore"
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
@@ -53,23 +53,11 @@ type Harness struct {
 	Advance func(ctx context.Context, d time.Duration) error
 }
 
-// RowState is the bookkeeping of one stored row.
-type RowState struct {
-	Sequence      int64
-	Attempts      int
-	ClaimCount    int
-	LapsedClaims  int
-	LockedBy      *string
-	LockedUntil   *time.Time
-	LeaseToken    *uuid.UUID
-	LastClaimedAt *time.Time
-	AvailableAt   time.Time
-	ExpiresAt     *time.Time
-	PublishedAt   *time.Time
-	DeadAt        *time.Time
-	DeadReason    *string
-	LastError     *string
-}
+// RowState is the bookkeeping of one stored row, field for field the one
+// the model store reports ([memstore.RowState]), so that [Differential]
+// compares a store's rows with the model's without converting them. Nil
+// pointers are NULL columns.
+type RowState = memstore.RowState
 
 // Factory returns a fresh harness. It registers its own cleanup with t
 // (t.Cleanup) and fails t when the store cannot be made.

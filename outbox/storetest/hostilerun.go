@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/internal/countpub"
 	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
@@ -70,7 +71,7 @@ func RunHostile(t *testing.T, ht HostileTarget, rows []HostileRow) {
 		}
 		accepted[r.ID] = r
 	}
-	pub := &recordingPublisher{counts: map[reliar.MessageID]int{}}
+	pub := &countpub.Publisher{}
 	settings := outbox.Settings{
 		WorkerID:         "storetest-hostile",
 		BatchSize:        25,
@@ -120,7 +121,7 @@ func RunHostile(t *testing.T, ht HostileTarget, rows []HostileRow) {
 	if err != nil {
 		t.Fatalf("read the final rows: %v", err)
 	}
-	checkHostile(t, accepted, final, pub.snapshot(), st)
+	checkHostile(t, accepted, final, pub.Counts(), st)
 }
 
 // checkHostile checks the final table against what each row may end as.
@@ -193,29 +194,6 @@ func checkHostile(t *testing.T, accepted map[reliar.MessageID]HostileRow, final 
 		t.Errorf("%d of %d accepted rows did not end as they must (last stats %+v):\n  %s",
 			len(problems), len(accepted), st, strings.Join(problems, "\n  "))
 	}
-}
-
-// recordingPublisher accepts everything and counts deliveries per id.
-type recordingPublisher struct {
-	mu     sync.Mutex
-	counts map[reliar.MessageID]int
-}
-
-func (p *recordingPublisher) Publish(_ context.Context, env *reliar.SerializedEnvelope) error {
-	p.mu.Lock()
-	p.counts[env.ID]++
-	p.mu.Unlock()
-	return nil
-}
-
-func (p *recordingPublisher) snapshot() map[reliar.MessageID]int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make(map[reliar.MessageID]int, len(p.counts))
-	for k, v := range p.counts {
-		out[k] = v
-	}
-	return out
 }
 
 // HostileSeed returns the seed of a hostile run: the -storetest.seed flag or

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -41,15 +40,6 @@ func Migrations() fs.FS {
 	return outboxsql.MustSub(migrationFiles, "migrations")
 }
 
-// loadMigrations reads the embedded up migrations in version order.
-func loadMigrations() ([]outboxsql.Migration, error) {
-	ms, err := outboxsql.LoadMigrations(Migrations())
-	if err != nil {
-		return nil, fmt.Errorf("mysqlstore: %w", err)
-	}
-	return ms, nil
-}
-
 // splitStatements splits a migration at the semicolons that end its lines,
 // dropping comment lines, so that it runs without multiStatements=true. The
 // migrations hold no semicolon inside a string.
@@ -74,27 +64,16 @@ func splitStatements(sql string) []string {
 	return out
 }
 
-// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError.
-var ErrNotMigrated = errors.New("mysqlstore: schema not migrated")
-
-// NotMigratedError reports a database whose schema is older than this
-// release needs. Run [Migrate] (or `reliar migrate`).
-type NotMigratedError struct {
-	// Have is the database's schema version; 0 when it has none.
-	Have int
-	// Want is the version this release needs.
-	Want int
+// schema is what New and Migrate know of the store's migrations.
+var schema = outboxsql.Schema{
+	Store:   "mysqlstore",
+	Invalid: ErrInvalidOption,
+	Files:   Migrations(),
+	Version: SchemaVersion,
+	Exists: `SELECT COUNT(*) FROM information_schema.tables
+		WHERE table_schema = DATABASE() AND table_name = ?`,
+	Wrap: wrapErr,
 }
-
-func (e *NotMigratedError) Error() string {
-	return fmt.Sprintf("mysqlstore: schema version %d, want %d: run the migrations", e.Have, e.Want)
-}
-
-// Is matches ErrNotMigrated.
-func (e *NotMigratedError) Is(target error) bool { return target == ErrNotMigrated }
-
-// FailureKind is permanent: the schema does not migrate itself.
-func (e *NotMigratedError) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
 
 // Migrate brings the current database's schema up to date. It is idempotent
 // and safe to run from several processes at once: a GET_LOCK named for the
@@ -103,13 +82,7 @@ func (e *NotMigratedError) FailureKind() reliar.FailureKind { return reliar.Fail
 // written to be re-run safely after a crash halfway. It takes the options of
 // New (so that one option list serves both) and validates them.
 func Migrate(ctx context.Context, db *sql.DB, opts ...Option) error {
-	if db == nil {
-		return fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
-	}
-	if _, err := applyOptions(opts); err != nil {
-		return err
-	}
-	ms, err := loadMigrations()
+	ms, err := schema.Prepare(db, func() error { _, err := applyOptions(opts); return err })
 	if err != nil {
 		return err
 	}
@@ -134,7 +107,7 @@ func Migrate(ctx context.Context, db *sql.DB, opts ...Option) error {
 	) ENGINE = InnoDB`); err != nil {
 		return wrapErr("migrate", err)
 	}
-	have, err := appliedVersion(ctx, conn)
+	have, err := schema.Applied(ctx, conn)
 	if err != nil {
 		return err
 	}
@@ -152,26 +125,6 @@ func Migrate(ctx context.Context, db *sql.DB, opts ...Option) error {
 			m.Version, m.Name); err != nil {
 			return wrapErr("migrate", err)
 		}
-	}
-	return nil
-}
-
-// appliedVersion returns the latest applied migration, 0 when the version
-// table is missing or empty.
-func appliedVersion(ctx context.Context, q querier) (int, error) {
-	v, err := outboxsql.AppliedVersion(ctx, q, `SELECT COUNT(*) FROM information_schema.tables
-		WHERE table_schema = DATABASE() AND table_name = ?`)
-	return v, wrapErr("schema version", err)
-}
-
-// checkSchema returns a *NotMigratedError when the database is behind.
-func checkSchema(ctx context.Context, db *sql.DB) error {
-	have, err := appliedVersion(ctx, db)
-	if err != nil {
-		return err
-	}
-	if have < SchemaVersion {
-		return &NotMigratedError{Have: have, Want: SchemaVersion}
 	}
 	return nil
 }

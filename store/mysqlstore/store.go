@@ -3,7 +3,6 @@ package mysqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -25,6 +24,14 @@ var (
 	_ outboxdriver.Store             = (*Store)(nil)
 	_ outboxdriver.MaintenanceLocker = (*Store)(nil)
 )
+
+// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError: it is
+// outboxdriver.ErrNotMigrated, which every store's not-migrated error matches.
+var ErrNotMigrated = outboxdriver.ErrNotMigrated
+
+// NotMigratedError is what New returns for a database behind [SchemaVersion]
+// (Store "mysqlstore"): run [Migrate], or `reliar migrate`.
+type NotMigratedError = outboxdriver.NotMigratedError
 
 // Option configures a Store. The same options may be given to New and to
 // Migrate (which uses none of them today, so that one option list serves
@@ -86,12 +93,8 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 	if err := checkTimes(ctx, db); err != nil {
 		return nil, err
 	}
-	if err := checkSchema(ctx, db); err != nil {
-		var nm *NotMigratedError
-		if errors.As(err, &nm) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("mysqlstore: new: %w", err)
+	if err := schema.Check(ctx, db); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -14,7 +14,7 @@
 // instead (goose needs its "-- +goose Up" annotations added
 // around them). Migrations only add to the schema, so a new release can be
 // migrated while instances of the previous one still run. [New] then checks
-// the schema version and returns *[ErrNotMigrated] when it is behind. Schema names are plain identifiers
+// the schema version and returns *[NotMigratedError] when it is behind. Schema names are plain identifiers
 // ([ValidateSchema]) and every statement names the table schema-qualified and
 // quoted, so the session's search_path never matters.
 //

@@ -7,31 +7,19 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/reliar/reliar"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
-// ErrNotMigrated is returned by New when the schema is below SchemaVersion.
-// Match it with errors.As, or with errors.Is(err, &ErrNotMigrated{}).
-type ErrNotMigrated struct {
-	Schema string
-	// Have is the applied schema version; 0 when nothing is applied.
-	Have int
-	// Want is the version this release needs (SchemaVersion).
-	Want int
-}
+// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError. It is
+// outboxdriver.ErrNotMigrated, the one value every store's not-migrated
+// error matches.
+var ErrNotMigrated = outboxdriver.ErrNotMigrated
 
-// Error says which version the schema has and which it needs.
-func (e *ErrNotMigrated) Error() string {
-	return fmt.Sprintf("pgstore: schema %q is at version %d, this release needs %d: run pgstore.Migrate", e.Schema, e.Have, e.Want)
-}
-
-// Is matches any *ErrNotMigrated, so errors.Is(err, &ErrNotMigrated{}) works.
-func (e *ErrNotMigrated) Is(target error) bool {
-	_, ok := target.(*ErrNotMigrated)
-	return ok
-}
-
-// FailureKind reports a permanent failure: retrying does not migrate.
-func (e *ErrNotMigrated) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
+// NotMigratedError is returned by New when the schema is below
+// SchemaVersion (Store "pgstore", Schema the configured schema); read its
+// versions with errors.As. Run [Migrate] (or `reliar migrate`). It is the
+// one type every store's New returns for a schema behind it.
+type NotMigratedError = outboxdriver.NotMigratedError
 
 // ErrNotPgxDriver is returned by EnqueueSQL and InboxSQL.MarkProcessed for a
 // transaction that does not come from pgx's database/sql driver

@@ -14,7 +14,7 @@ import (
 )
 
 // SchemaVersion is the schema version this release of the store needs. New
-// refuses a schema below it with *ErrNotMigrated. Version 1 is the outbox
+// refuses a schema below it with *NotMigratedError. Version 1 is the outbox
 // table, version 2 adds the inbox's processed_messages table, version 3
 // fills the outbox table's pages to half so that claims update rows in place,
 // version 4 refuses values no claim can read (infinite times, versions

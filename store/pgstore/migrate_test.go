@@ -83,15 +83,15 @@ func TestNewRefusesUnmigratedSchema(t *testing.T) {
 				}
 			}
 			_, err := New(ctx, sharedPool, WithSchema(schema))
-			var nm *ErrNotMigrated
+			var nm *NotMigratedError
 			if !errors.As(err, &nm) {
-				t.Fatalf("New = %v, want *ErrNotMigrated", err)
+				t.Fatalf("New = %v, want *NotMigratedError", err)
 			}
 			if nm.Have != 0 || nm.Want != SchemaVersion || nm.Schema != schema {
 				t.Errorf("ErrNotMigrated = %+v, want Have 0, Want %d", nm, SchemaVersion)
 			}
-			if !errors.Is(err, &ErrNotMigrated{}) || !reliar.IsPermanent(err) {
-				t.Errorf("errors.Is(&ErrNotMigrated{}) = false or not permanent: %v", err)
+			if !errors.Is(err, ErrNotMigrated) || !reliar.IsPermanent(err) {
+				t.Errorf("errors.Is(ErrNotMigrated) = false or not permanent: %v", err)
 			}
 		})
 	}
@@ -193,7 +193,7 @@ func TestMigrationsAppliedExternally(t *testing.T) {
 			t.Fatalf("apply %s: %v", downs[i], err)
 		}
 		_, err := New(ctx, sharedPool, WithSchema(schema))
-		var nm *ErrNotMigrated
+		var nm *NotMigratedError
 		if !errors.As(err, &nm) || nm.Have != i {
 			t.Fatalf("New after %s = %v, want ErrNotMigrated at version %d", downs[i], err, i)
 		}
@@ -224,9 +224,9 @@ func TestMigrateUpgradesVersion1(t *testing.T) {
 	}
 
 	_, err = New(ctx, sharedPool, WithSchema(schema))
-	var nm *ErrNotMigrated
-	if !errors.As(err, &nm) || *nm != (ErrNotMigrated{Schema: schema, Have: 1, Want: SchemaVersion}) {
-		t.Fatalf("New on version 1 = %v, want ErrNotMigrated{Have: 1, Want: SchemaVersion}", err)
+	var nm *NotMigratedError
+	if !errors.As(err, &nm) || *nm != (NotMigratedError{Store: "pgstore", Schema: schema, Have: 1, Want: SchemaVersion}) {
+		t.Fatalf("New on version 1 = %v, want NotMigratedError{Have: 1, Want: SchemaVersion}", err)
 	}
 	if !reliar.IsPermanent(err) {
 		t.Errorf("ErrNotMigrated is not permanent")

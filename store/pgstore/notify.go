@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,85 +36,31 @@ func (s *Store) Wakeups(ctx context.Context) (<-chan struct{}, error) {
 	if s.pooled {
 		return nil, ErrListenPooled
 	}
-	return s.wake.subscribe(ctx, s)
-}
-
-// wakeHub is the store's shared listener and its subscribers.
-type wakeHub struct {
-	mu   sync.Mutex
-	subs map[chan struct{}]struct{}
-	// stop ends the running listener and done is closed once it returned;
-	// both nil when no listener runs.
-	stop context.CancelFunc
-	done chan struct{}
-}
-
-// subscribe adds a subscriber for ctx's life, starting the listener when
-// none runs.
-func (h *wakeHub) subscribe(ctx context.Context, s *Store) (<-chan struct{}, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, wrapErr("listen", err)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.stop == nil {
-		conn, err := s.listen(ctx)
-		if err != nil {
-			return nil, err
-		}
-		// The listener lives as long as it has subscribers, not as long as
-		// the first one.
-		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		done := make(chan struct{})
-		h.stop, h.done = stop, done
-		go func() {
-			defer close(done)
-			s.runListener(lctx, conn, func(payload string) {
-				// A notification naming an enqueue of the zero-claim path
-				// hands its rows over; no claim would find them.
-				if !s.ho.Take(payload) {
-					h.broadcast()
-				}
-			})
-		}()
+	return s.wake.Subscribe(ctx, s.startListener)
+}
+
+// startListener opens the listener's connection and runs the listener in a
+// goroutine until run ends; done is closed once it returned.
+func (s *Store) startListener(ctx, run context.Context, wake func()) (<-chan struct{}, error) {
+	conn, err := s.listen(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if h.subs == nil {
-		h.subs = make(map[chan struct{}]struct{})
-	}
-	out := make(chan struct{}, 1)
-	h.subs[out] = struct{}{}
+	done := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		h.leave(out)
+		defer close(done)
+		s.runListener(run, conn, func(payload string) {
+			// A notification naming an enqueue of the zero-claim path hands
+			// its rows over; no claim would find them.
+			if !s.ho.Take(payload) {
+				wake()
+			}
+		})
 	}()
-	return out, nil
-}
-
-// leave removes a subscriber. The last one stops the listener and waits
-// for it before its channel is closed.
-func (h *wakeHub) leave(out chan struct{}) {
-	h.mu.Lock()
-	delete(h.subs, out)
-	var done chan struct{}
-	if len(h.subs) == 0 && h.stop != nil {
-		h.stop()
-		done = h.done
-		h.stop, h.done = nil, nil
-	}
-	h.mu.Unlock()
-	if done != nil {
-		<-done
-	}
-	close(out)
-}
-
-// broadcast wakes every subscriber, coalescing with a pending signal.
-func (h *wakeHub) broadcast() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for out := range h.subs {
-		signal(out)
-	}
+	return done, nil
 }
 
 // listen takes a connection out of the pool and LISTENs on it.
@@ -172,14 +117,6 @@ func forward(ctx context.Context, conn *pgx.Conn, note func(payload string)) err
 			return err
 		}
 		note(n.Payload)
-	}
-}
-
-// signal sends a coalesced wake-up.
-func signal(out chan<- struct{}) {
-	select {
-	case out <- struct{}{}:
-	default:
 	}
 }
 

@@ -21,7 +21,7 @@ type Store struct {
 	sql  statements
 	log  *slog.Logger
 	// wake is the one notification listener every Wakeups call shares.
-	wake wakeHub
+	wake outboxdriver.WakeHub
 	// ho holds the hand-off subscription and the enqueues waiting for
 	// their commit's proof (handoff.go).
 	ho outboxdriver.HandoffBook
@@ -43,7 +43,7 @@ type querier interface {
 }
 
 // New returns a store over pool. It checks that the schema is migrated to
-// SchemaVersion (else *ErrNotMigrated) and warns when a table named outbox
+// SchemaVersion (else a *NotMigratedError) and warns when a table named outbox
 // also exists in another schema, where an unqualified reference from other
 // code could land. The library never reads DATABASE_URL: the pool is yours.
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
@@ -63,7 +63,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 		return nil, wrapErr("check schema version", err)
 	}
 	if have < SchemaVersion {
-		return nil, &ErrNotMigrated{Schema: cfg.schema, Have: have, Want: SchemaVersion}
+		return nil, &NotMigratedError{Store: "pgstore", Schema: cfg.schema, Have: have, Want: SchemaVersion}
 	}
 	pooled, err := behindPooler(ctx, pool)
 	if err != nil {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 
-	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox/outboxdriver/outboxsql"
 )
 
@@ -27,41 +25,20 @@ func Migrations() fs.FS {
 	return outboxsql.MustSub(migrationFiles, "migrations")
 }
 
-// loadMigrations reads the embedded migrations in version order.
-func loadMigrations() ([]outboxsql.Migration, error) {
-	ms, err := outboxsql.LoadMigrations(Migrations())
-	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: %w", err)
-	}
-	return ms, nil
-}
-
 // SchemaVersion is the schema version this release needs: the number of its
 // latest migration (1 creates the outbox table, 2 the inbox's
 // processed_messages table). New refuses a database below it.
 const SchemaVersion = 2
 
-// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError.
-var ErrNotMigrated = errors.New("sqlitestore: schema not migrated")
-
-// NotMigratedError reports a database whose schema is older than this
-// release needs. Run [Migrate] (or `reliar migrate`).
-type NotMigratedError struct {
-	// Have is the database's schema version; 0 when it has none.
-	Have int
-	// Want is the version this release needs.
-	Want int
+// schema is what New and Migrate know of the store's migrations.
+var schema = outboxsql.Schema{
+	Store:   "sqlitestore",
+	Invalid: ErrInvalidOption,
+	Files:   Migrations(),
+	Version: SchemaVersion,
+	Exists:  `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`,
+	Wrap:    wrapErr,
 }
-
-func (e *NotMigratedError) Error() string {
-	return fmt.Sprintf("sqlitestore: schema version %d, want %d: run the migrations", e.Have, e.Want)
-}
-
-// Is matches ErrNotMigrated.
-func (e *NotMigratedError) Is(target error) bool { return target == ErrNotMigrated }
-
-// FailureKind is permanent: the schema does not migrate itself.
-func (e *NotMigratedError) FailureKind() reliar.FailureKind { return reliar.FailurePermanent }
 
 // Migrate brings the database's schema up to date. It is idempotent, and safe
 // to run from several processes at once: it runs in one BEGIN IMMEDIATE
@@ -69,13 +46,7 @@ func (e *NotMigratedError) FailureKind() reliar.FailureKind { return reliar.Fail
 // nothing left to do. It takes the options of New (so that one option list
 // serves both) and validates them.
 func Migrate(ctx context.Context, db *sql.DB, opts ...Option) error {
-	if db == nil {
-		return fmt.Errorf("%w: nil *sql.DB", ErrInvalidOption)
-	}
-	if _, err := applyOptions(opts); err != nil {
-		return err
-	}
-	ms, err := loadMigrations()
+	ms, err := schema.Prepare(db, func() error { _, err := applyOptions(opts); return err })
 	if err != nil {
 		return err
 	}
@@ -87,7 +58,7 @@ func Migrate(ctx context.Context, db *sql.DB, opts ...Option) error {
 		) STRICT`); err != nil {
 			return wrapErr("migrate", err)
 		}
-		have, err := appliedVersion(ctx, q)
+		have, err := schema.Applied(ctx, q)
 		if err != nil {
 			return err
 		}
@@ -106,23 +77,4 @@ func Migrate(ctx context.Context, db *sql.DB, opts ...Option) error {
 		}
 		return nil
 	})
-}
-
-// appliedVersion returns the latest applied migration, 0 when the version
-// table is missing or empty.
-func appliedVersion(ctx context.Context, q querier) (int, error) {
-	v, err := outboxsql.AppliedVersion(ctx, q, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`)
-	return v, wrapErr("schema version", err)
-}
-
-// checkSchema returns a *NotMigratedError when the database is behind.
-func checkSchema(ctx context.Context, db *sql.DB) error {
-	have, err := appliedVersion(ctx, db)
-	if err != nil {
-		return err
-	}
-	if have < SchemaVersion {
-		return &NotMigratedError{Have: have, Want: SchemaVersion}
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/reliar/reliar/outbox/outboxdriver"
@@ -64,7 +63,10 @@ type watchState struct {
 // once its ctx is done and — for the last subscriber — the watcher has
 // stopped, so reading until the channel is closed waits for it.
 func (s *Store) Wakeups(ctx context.Context) (<-chan struct{}, error) {
-	return s.wake.subscribe(ctx, s.startWatcher)
+	if err := ctx.Err(); err != nil {
+		return nil, wrapErr("wakeups", err)
+	}
+	return s.wake.Subscribe(ctx, s.startWatcher)
 }
 
 // startWatcher opens the watcher's connection, reads the state it starts
@@ -99,77 +101,6 @@ func (s *Store) startWatcher(ctx, run context.Context, wake func()) (done <-chan
 		s.watch(run, conn, st, wake)
 	}()
 	return finished, nil
-}
-
-// wakeHub is the store's shared watcher and its subscribers.
-type wakeHub struct {
-	mu   sync.Mutex
-	subs map[chan struct{}]struct{}
-	// stop ends the running watcher and done is closed once it returned;
-	// both nil when none runs.
-	stop context.CancelFunc
-	done <-chan struct{}
-}
-
-// subscribe adds a subscriber for ctx's life, starting the watcher with
-// start when none runs.
-func (h *wakeHub) subscribe(ctx context.Context, start func(ctx, run context.Context, wake func()) (<-chan struct{}, error)) (<-chan struct{}, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, wrapErr("wakeups", err)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.stop == nil {
-		// The watcher lives as long as it has subscribers, not as long as
-		// the first one.
-		run, stop := context.WithCancel(context.WithoutCancel(ctx))
-		done, err := start(ctx, run, h.broadcast)
-		if err != nil {
-			stop()
-			return nil, err
-		}
-		h.stop, h.done = stop, done
-	}
-	if h.subs == nil {
-		h.subs = make(map[chan struct{}]struct{})
-	}
-	out := make(chan struct{}, 1)
-	h.subs[out] = struct{}{}
-	go func() {
-		<-ctx.Done()
-		h.leave(out)
-	}()
-	return out, nil
-}
-
-// leave removes a subscriber. The last one stops the watcher and waits for
-// it before its channel is closed.
-func (h *wakeHub) leave(out chan struct{}) {
-	h.mu.Lock()
-	delete(h.subs, out)
-	var done <-chan struct{}
-	if len(h.subs) == 0 && h.stop != nil {
-		h.stop()
-		done = h.done
-		h.stop, h.done = nil, nil
-	}
-	h.mu.Unlock()
-	if done != nil {
-		<-done
-	}
-	close(out)
-}
-
-// broadcast wakes every subscriber, coalescing with a pending signal.
-func (h *wakeHub) broadcast() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for out := range h.subs {
-		select {
-		case out <- struct{}{}:
-		default: // a signal is already pending
-		}
-	}
 }
 
 // filePath returns the path of the store's database file.

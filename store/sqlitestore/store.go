@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -25,10 +24,18 @@ type Store struct {
 	// (WithAsyncCommit on a database in WAL mode).
 	async bool
 	// wake is the one watcher every Wakeups call shares.
-	wake wakeHub
+	wake outboxdriver.WakeHub
 }
 
 var _ outboxdriver.Store = (*Store)(nil)
+
+// ErrNotMigrated is matched (with errors.Is) by a *NotMigratedError: it is
+// outboxdriver.ErrNotMigrated, which every store's not-migrated error matches.
+var ErrNotMigrated = outboxdriver.ErrNotMigrated
+
+// NotMigratedError is what New returns for a database behind [SchemaVersion]
+// (Store "sqlitestore"): run [Migrate], or `reliar migrate`.
+type NotMigratedError = outboxdriver.NotMigratedError
 
 // Option configures a Store. The same options may be given to New and to
 // Migrate (which uses none of them today, so that one option list serves
@@ -104,12 +111,8 @@ func New(ctx context.Context, db *sql.DB, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{db: db, now: o.now, cfg: o.cfg, wakeEvery: o.wakeEvery, async: o.async}
-	if err := checkSchema(ctx, db); err != nil {
-		var nm *NotMigratedError
-		if errors.As(err, &nm) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("sqlitestore: new: %w", err)
+	if err := schema.Check(ctx, db); err != nil {
+		return nil, err
 	}
 	if s.async {
 		if err := checkWAL(ctx, db); err != nil {

@@ -9,7 +9,9 @@
 // values group and limits (an [Insert]), and the store's name and invalid
 // option error (in [Settings]).
 //
-// It is public so that every store module, whatever its version, builds
-// against the root module's copy: it is kept compatible within a release
-// line like the rest of the driver contract. Users of Reliar never need it.
+// It is public only because the stores are modules of their own, and it is
+// same-version-only: a store module works with the root module of its own
+// version and no other, and any release may change this package together
+// with the stores that use it (see the outboxdriver package documentation).
+// Users of Reliar never need it.
 package outboxsql

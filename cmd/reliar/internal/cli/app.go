@@ -138,7 +138,7 @@ success, 1 when the command failed, 2 on bad input.`,
 	pf.StringVar(&a.configPath, "config", "", "YAML configuration file (env RELIAR_CONFIG)")
 	pf.StringVar(&a.logLevel, "log-level", logging.DefaultLevel, "log level on stderr: debug, info, warn or error")
 	pf.StringVar(&a.logFormat, "log-format", "text", "log format on stderr: text or json")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.UsageError(err) })
+	root.SetFlagErrorFunc(flagError)
 	root.SetHelpCommand(helpCommand(root))
 	for _, newCommand := range commands {
 		root.AddCommand(newCommand(a))

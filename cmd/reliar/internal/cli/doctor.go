@@ -37,33 +37,7 @@ func newDoctorCommand(app *App) *cobra.Command {
 		Long: `doctor checks a PostgreSQL outbox table and explains what it finds, each check
 with a verdict (ok, warn or red) and, when not ok, why it matters and a fix:
 
-  schema version      reliar_migrations against the version this release needs
-  indexes             the store's seven indexes present and valid
-  claim plan          EXPLAIN of the claim, sequential scans disabled (in a
-                      rolled-back transaction), so a small healthy table is
-                      ok; not judged before the table's statistics count
-                      1,000 rows (a fresh table), unless an index is missing
-  oldest transaction  the oldest open or prepared transaction of the database
-                      holding back the xmin horizon
-  replication slots   slots holding an xmin or catalog_xmin
-  dead tuples         pg_stat_user_tables' dead tuples and last (auto)vacuum
-  table size          heap and index size against the live rows
-  lapsed leases       pending rows whose lease lapsed and was never reclaimed
-  oldest due row      how long due rows have waited for a claim
-  dead letters        rows dead in the last hour against those before
-  xids ahead          pending rows whose transaction id is ahead of the
-                      database's counter (restored from another cluster):
-                      red when they block per-key claims on some key
-                      (reliar repair xids fixes them); unordered and fair
-                      claims take them
-  row security        row-level security on the table: red when its
-                      policies may hide rows from the role doctor runs as
-                      (run it as the relay's role), a warning when they
-                      apply to other roles only
-  writable            the server takes writes (not a standby, not read-only
-                      by default) and the role may claim, record outcomes
-                      and purge: red otherwise, as the relay's /readyz is 503
-  broker: …           with --broker, what the relay needs there: a JetStream
+` + doctor.CatalogText(80) + `  broker: …           with --broker, what the relay needs there: a JetStream
                       stream capturing <--subject-prefix>.>, the RabbitMQ
                       --exchange, the Kafka --topic topics
 
@@ -170,11 +144,11 @@ func doctorPool(ctx context.Context, raw string, loc storeurl.Location) (*pgxpoo
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, "", fmt.Errorf("connect to %s: %w", loc, err)
+		return nil, "", &storeurl.ConnectError{Where: loc.String(), Err: err}
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, "", fmt.Errorf("connect to %s: %w", loc, err)
+		return nil, "", &storeurl.ConnectError{Where: loc.String(), Err: err}
 	}
 	return pool, fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database), nil
 }

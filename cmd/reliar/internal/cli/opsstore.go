@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -12,9 +11,6 @@ import (
 	"github.com/reliar/reliar/cmd/reliar/internal/logging"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/outbox"
-	"github.com/reliar/reliar/store/mysqlstore"
-	"github.com/reliar/reliar/store/pgstore"
-	"github.com/reliar/reliar/store/sqlitestore"
 )
 
 // opsStore is the store an operator command works on, and its backend, which
@@ -50,7 +46,7 @@ func (a *App) openOpsStore(ctx context.Context, db dbFlags) (opsStore, error) {
 	store, err := backend.Store(ctx)
 	if err != nil {
 		defer backend.Close(context.WithoutCancel(ctx))
-		return opsStore{}, notMigrated(backend.Describe(), err)
+		return opsStore{}, storeurl.NotMigrated(backend.Describe(), err)
 	}
 	return opsStore{backend: backend, store: store}, nil
 }
@@ -70,46 +66,6 @@ func sqliteFileExists(raw string) error {
 		return exitcode.UsageError(fmt.Errorf("no SQLite database at %s: %w", path, err))
 	}
 	return nil
-}
-
-// NotMigratedError reports a database whose outbox schema is older than
-// this reliar needs, or absent.
-type NotMigratedError struct {
-	// Store names the database, secrets redacted.
-	Store string
-	// Have and Want are the schema versions found and needed.
-	Have, Want int
-	// Err is the store's error.
-	Err error
-}
-
-func (e *NotMigratedError) Error() string {
-	if e.Have == 0 {
-		return fmt.Sprintf("%s has no outbox table (schema version 0, need %d): check --database-url and --schema, or run 'reliar migrate' with them", e.Store, e.Want)
-	}
-	return fmt.Sprintf("%s is at schema version %d, this reliar needs %d: run 'reliar migrate' with the same --database-url and --schema", e.Store, e.Have, e.Want)
-}
-
-// Unwrap returns the store's error.
-func (e *NotMigratedError) Unwrap() error { return e.Err }
-
-// notMigrated turns the stores' not-migrated errors into *NotMigratedError
-// and returns other errors as they are.
-func notMigrated(store string, err error) error {
-	var (
-		pg    *pgstore.ErrNotMigrated
-		lite  *sqlitestore.NotMigratedError
-		maria *mysqlstore.NotMigratedError
-	)
-	switch {
-	case errors.As(err, &pg):
-		return &NotMigratedError{Store: store, Have: pg.Have, Want: pg.Want, Err: err}
-	case errors.As(err, &lite):
-		return &NotMigratedError{Store: store, Have: lite.Have, Want: lite.Want, Err: err}
-	case errors.As(err, &maria):
-		return &NotMigratedError{Store: store, Have: maria.Have, Want: maria.Want, Err: err}
-	}
-	return err
 }
 
 // storeLogger is the logger handed to the store of an operator command. At

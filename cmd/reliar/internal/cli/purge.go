@@ -36,8 +36,8 @@ func newPurgeCommand(app *App) *cobra.Command {
 		Use:   "purge",
 		Short: "Delete old published and dead rows, and expire stale pending ones",
 		Long: `purge runs the retention pass the relay's maintainer runs: it deletes published
-rows older than --published-retention (default 24h), deletes dead rows older
-than --dead-retention (default 14d), and moves pending rows past their
+rows older than --published-retention (default ` + flagval.FormatDuration(outbox.DefaultPublishedRetention) + `), deletes dead rows older
+than --dead-retention (default ` + flagval.FormatDuration(outbox.DefaultDeadRetention) + `), and moves pending rows past their
 expires_at to dead (reason expired). Each of the three statements touches at
 most --batch-size rows, and never a leased row. One pass by default; --loop
 repeats passes until one finds less than a batch for each statement, for a
@@ -45,9 +45,9 @@ backlog after an outage.
 
 Durations take Go's units (90m, 36h) or whole days (14d). Zero, or unset, is
 the default, in flags, RELIAR_* variables and the config file's purge: section
-alike; "forever" keeps the rows. A dead letter younger than 1h is never
+alike; "forever" keeps the rows. A dead letter younger than ` + flagval.FormatDuration(minDeadAge) + ` is never
 deleted without --force (typed on the command line): a --dead-retention below
-1h is refused with exit status 2.
+` + flagval.FormatDuration(minDeadAge) + ` is refused with exit status 2.
 
 The last line on stdout is
   purge: published_deleted=N dead_deleted=N expired=N passes=P

@@ -32,6 +32,7 @@ type relayFlags struct {
 	brokerOpts broker.Options
 
 	dispatchers      int
+	workerID         string
 	poolSize         int
 	batchSize        int
 	maxInFlight      int
@@ -109,7 +110,7 @@ publish slowly cannot take all of --max-in-flight. It needs a store that can
 claim fairly (PostgreSQL); on SQLite or MariaDB the relay exits 2. It cannot be
 combined with --ordering per-key.
 
-Logs go to stderr at info by default; they never hold payloads, and URLs are
+Logs go to stderr at ` + relayLogLevel + ` by default; they never hold payloads, and URLs are
 shown with their secrets masked.`,
 		Example: `  # PostgreSQL to NATS JetStream, subjects orders.<message type>
   reliar relay --database-url postgres://relay@db:5432/shop --broker nats://nats:4222 --subject-prefix orders
@@ -128,6 +129,7 @@ shown with their secrets masked.`,
 		Args: cobra.NoArgs,
 	}
 	addRelayFlags(cmd, &f)
+	showLogLevel(cmd, relayLogLevel)
 	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
 		cfg, err := f.config(app, cmd.Flags())
 		if err != nil {
@@ -153,29 +155,12 @@ func addRelayFlags(cmd *cobra.Command, f *relayFlags) {
 
 	flagval.Int(fl, &f.dispatchers, "dispatchers", 0, fmt.Sprintf("dispatchers in this process, at most %d; they share one store, one pool and one wake-up listener (default 1)", relay.MaxDispatchers), relay.MaxDispatchers)
 	flagval.Int(fl, &f.poolSize, "pool-size", 0, fmt.Sprintf("database connections the relay's pool holds, at most %d; it must serve every dispatcher (default the URL's pool_max_conns, else %d)", maxPoolSize, storeurl.DefaultPoolSize), maxPoolSize)
-	flagval.Int(fl, &f.batchSize, "batch-size", 0, "rows one claim asks for (default 512, or --max-in-flight when lower)", 0)
-	flagval.Int(fl, &f.maxInFlight, "max-in-flight", 0, "rows a dispatcher holds at once (default three claims: 3 × --batch-size)", 0)
-	flagval.Duration(fl, &f.pollInterval, "poll-interval", 0, "wait after a claim that returned fewer rows than asked (default 100ms)", 0)
-	flagval.Duration(fl, &f.idlePollInterval, "idle-poll-interval", 0, "wait after an empty claim, and between start-up attempts (default 1s)", 0)
-	flagval.Duration(fl, &f.lease, "lease", 0, "how long a claim holds a row, renewed every lease/2 (default 30s); the timeouts left unset shrink with it", 0)
-	flagval.Duration(fl, &f.publishTimeout, "publish-timeout", 0, "bound of one publish (default 10s, or lease/3 when shorter)", 0)
-	flagval.Duration(fl, &f.storeTimeout, "store-timeout", 0, "bound of every store call (default 5s, or lease/6 when shorter)", 0)
-	flagval.Duration(fl, &f.drainTimeout, "drain-timeout", 0, "bound of the whole shutdown after SIGTERM (default 20s, or 2/3 of the lease when shorter)", 0)
-	flagval.Duration(fl, &f.statsInterval, "stats-interval", 0, `how often the table's gauges are read (default 15s; "off" disables)`, 0, flagval.Off)
-	flagval.Int(fl, &f.maxAttempts, "max-attempts", 0, `failed publishes before a message is dead (default 10; "off" retries for ever)`, 0, flagval.Off)
-	flagval.Int(fl, &f.maxClaims, "max-claims", 0, "lapsed leases before a message is dead: it keeps crashing or hanging the relay (default 5)", 0)
-	flagval.Int(fl, &f.breakerThreshold, "breaker-threshold", 0, `consecutive transient failures that open the circuit breaker (default 20; "off" disables it)`, 0, flagval.Off)
-	fl.StringVar(&f.ordering, "ordering", "", "unordered, or per-key: rows of one ordering key published one at a time, in order (default unordered)")
-	fl.StringVar(&f.fair, "fair", "", "unordered, or tenant: every claim shared round-robin among the tenants with due rows; needs PostgreSQL (default unordered)")
-	flagval.Int(fl, &f.maxPerTenant, "max-in-flight-per-tenant", 0, "rows of one tenant a dispatcher holds at once; needs --fair tenant (default: no cap but --max-in-flight)", 0)
+	addSettingFlags(fl, f)
 	fl.BoolVar(&f.noListen, "no-listen", false, "do not LISTEN for new rows; poll only (PgBouncer in transaction pooling mode)")
 	fl.BoolVar(&f.asyncCommit, "async-commit", false, "commit claims and outcome writes without waiting for the disk (PostgreSQL; SQLite in WAL mode): a crash of the database's machine can republish, never lose, the last messages (RELIABILITY.md)")
 
 	fl.BoolVar(&f.migrate, "migrate", false, "apply the store's migrations at start-up")
 	fl.BoolVar(&f.noMaintainer, "no-maintainer", false, "do not run the maintainer (retention and expiry)")
-	flagval.Duration(fl, &f.publishedRetention, "published-retention", 0, `delete published rows older than this (default 24h; "forever" keeps them)`, 0, flagval.Forever)
-	flagval.Duration(fl, &f.deadRetention, "dead-retention", 0, `delete dead rows older than this (default 14d; "forever" keeps them)`, 0, flagval.Forever)
-	flagval.Duration(fl, &f.maintenanceInterval, "maintenance-interval", 0, "time between maintenance passes (default 1m)", 0)
 
 	flagval.Addr(fl, &f.metricsAddr, "metrics-addr", relay.DefaultMetricsAddr, "address of /metrics, /healthz and /readyz (loopback by default; the pod's address in Kubernetes)")
 	fl.StringVar(&f.eventsFile, "events-file", "", "write every dispatcher event to this file as JSON lines (for the chaos checker)")
@@ -233,7 +218,7 @@ func (f *relayFlags) config(app *App, flags *pflag.FlagSet) (relay.Config, error
 			Interval:           f.maintenanceInterval,
 		}
 		if err := m.Validate(); err != nil {
-			problems = append(problems, namedFlags(err))
+			problems = append(problems, namedFlags(maintainerSetting, err))
 		}
 		cfg.Maintainer = &m
 	}
@@ -259,7 +244,7 @@ func (f *relayFlags) checkPool(cfg relay.Config) error {
 // every one, with the flags named.
 func (f *relayFlags) settings() (outbox.Settings, []error) {
 	s := outbox.Settings{
-		BatchSize: f.batchSize, MaxInFlight: f.maxInFlight, MaxInFlightPerTenant: f.maxPerTenant,
+		WorkerID: f.workerID, BatchSize: f.batchSize, MaxInFlight: f.maxInFlight, MaxInFlightPerTenant: f.maxPerTenant,
 		PollInterval: f.pollInterval, IdlePollInterval: f.idlePollInterval,
 		Lease: f.lease, PublishTimeout: f.publishTimeout, StoreTimeout: f.storeTimeout, DrainTimeout: f.drainTimeout,
 		StatsInterval: f.statsInterval, MaxClaims: f.maxClaims, BreakerThreshold: f.breakerThreshold,
@@ -284,61 +269,9 @@ func (f *relayFlags) settings() (outbox.Settings, []error) {
 	// The store's capabilities are known once it is open: the relay checks
 	// them then (per-key ordering, fair claims).
 	if err := s.Validate(outbox.Capabilities{PerKeyOrdering: true, TenantFairness: true}); err != nil {
-		problems = append(problems, namedFlags(err))
+		problems = append(problems, namedFlags(dispatcherSetting, err))
 	}
 	return s, problems
-}
-
-// settingValues names the values of the settings as the flags spell them,
-// replaced before the fields (FairnessTenant holds Fairness).
-var settingValues = []struct{ value, word string }{
-	{"FairnessUnordered", "unordered"}, {"FairnessTenant", "tenant"}, {"Ordering PerKey", "Ordering per-key"},
-}
-
-// settingFlags names the flag of each dispatcher and maintainer setting,
-// for errors, longest names first so that replacing them in a text never
-// cuts one in two.
-var settingFlags = []struct{ field, flag string }{
-	{"MaxInFlightPerTenant", "--max-in-flight-per-tenant"},
-	{"Retry.MaxAttempts", "--max-attempts"}, {"PublishedRetention", "--published-retention"},
-	{"IdlePollInterval", "--idle-poll-interval"}, {"BreakerThreshold", "--breaker-threshold"},
-	{"DeadRetention", "--dead-retention"}, {"PublishTimeout", "--publish-timeout"},
-	{"StatsInterval", "--stats-interval"}, {"DrainTimeout", "--drain-timeout"},
-	{"StoreTimeout", "--store-timeout"}, {"PollInterval", "--poll-interval"},
-	{"MaxInFlight", "--max-in-flight"}, {"BatchSize", "--batch-size"},
-	{"MaxClaims", "--max-claims"}, {"Interval", "--maintenance-interval"},
-	{"Fairness", "--fair"}, {"Ordering", "--ordering"}, {"Lease", "--lease"},
-}
-
-// namedFlags rewrites the *outbox.ConfigErrors of err in the words of the
-// flags: "--lease (1s) must be longer than --publish-timeout (10s)".
-func namedFlags(err error) error {
-	var all []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		all = j.Unwrap()
-	} else {
-		all = []error{err}
-	}
-	out := make([]error, 0, len(all))
-	for _, e := range all {
-		var ce *outbox.ConfigError
-		if !errors.As(e, &ce) {
-			out = append(out, e)
-			continue
-		}
-		text := ce.Field + " " + ce.Reason
-		for _, sv := range settingValues {
-			text = strings.ReplaceAll(text, sv.value, sv.word)
-		}
-		for _, sf := range settingFlags {
-			text = strings.ReplaceAll(text, sf.field, sf.flag)
-		}
-		text = strings.ReplaceAll(text, "(zero means the default)", "(zero or unset means the default)")
-		text = strings.ReplaceAll(text, "KeepForever", `"forever"`)
-		text = strings.ReplaceAll(text, "or Off", `or "off"`)
-		out = append(out, fmt.Errorf("%s: %w", text, outbox.ErrInvalidSettings))
-	}
-	return errors.Join(out...)
 }
 
 // joinProblems makes one error of every problem found, on one line.
@@ -370,3 +303,20 @@ func (p *problemList) Error() string {
 }
 
 func (p *problemList) Unwrap() []error { return p.errs }
+
+// showLogLevel makes cmd's help state level as the default of the global
+// --log-level, which cmd uses when the flag is not given (relay and serve
+// log at info where operator commands stay at warn).
+func showLogLevel(cmd *cobra.Command, level string) {
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		lf := c.Flag("log-level")
+		if lf == nil {
+			c.Parent().HelpFunc()(c, args)
+			return
+		}
+		saved := lf.DefValue
+		lf.DefValue = level
+		defer func() { lf.DefValue = saved }()
+		c.Parent().HelpFunc()(c, args)
+	})
+}

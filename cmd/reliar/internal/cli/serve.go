@@ -85,6 +85,7 @@ address cannot be listened on, 2 on bad input (no token, a bad URL or address).`
 	flagval.Int(fl, &f.tenants, "tenants", ops.DefaultTenants,
 		fmt.Sprintf(`tenants with due rows the overview lists, the longest waiting first, at most %d; "off" hides them (PostgreSQL only)`, ops.MaxTenants),
 		ops.MaxTenants, flagval.Off)
+	showLogLevel(cmd, serveLogLevel)
 
 	cmd.RunE = app.run(func(ctx context.Context, cmd *cobra.Command) error {
 		if err := f.validate(); err != nil {

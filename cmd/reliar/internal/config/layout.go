@@ -231,3 +231,13 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Closest returns the name of names that is the fewest edits from word,
+// by the rule of the file's key suggestions; "" when none is near.
+func Closest(word string, names []string) string {
+	cs := make([]candidate, len(names))
+	for i, n := range names {
+		cs[i] = candidate{path: n, name: n}
+	}
+	return closest(word, cs)
+}

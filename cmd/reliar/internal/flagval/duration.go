@@ -150,4 +150,15 @@ func (v *duration) String() string {
 	return FormatDuration(*v.p)
 }
 
-func (v *duration) Type() string { return "duration" }
+// Type names the value in the help: "duration", or "duration|forever" for
+// a flag that also takes a word.
+func (v *duration) Type() string { return typeName("duration", v.words) }
+
+// typeName is the type a flag's help shows: base, then the words it takes
+// ("int|off"), so that the help never calls a flag that takes "off" an int.
+func typeName(base string, words []Word) string {
+	for _, w := range words {
+		base += "|" + w.Text
+	}
+	return base
+}

@@ -62,7 +62,7 @@ func TestDuration(t *testing.T) {
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	var d time.Duration
 	Duration(fs, &d, "keep", 14*Day, "", 0, Forever)
-	if fs.Lookup("keep").DefValue != "14d" || fs.Lookup("keep").Value.Type() != "duration" {
+	if fs.Lookup("keep").DefValue != "14d" || fs.Lookup("keep").Value.Type() != "duration|forever" {
 		t.Fatalf("default shown %q", fs.Lookup("keep").DefValue)
 	}
 	_ = fs.Set("keep", "forever")
@@ -180,5 +180,25 @@ func TestParseAndFormatDuration(t *testing.T) {
 	}
 	if _, err := ParseDuration("-3d"); !errors.Is(err, ErrBadValue) {
 		t.Errorf("-3d: %v", err)
+	}
+}
+
+// TestTypeNamesTheWords: a flag that takes "off" or "forever" shows a type
+// that says so in the help, not a bare int or duration.
+func TestTypeNamesTheWords(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	var n, m int
+	var d, e time.Duration
+	Int(fs, &n, "limit", 0, "", 0)
+	Int(fs, &m, "max-attempts", 0, "", 0, Off)
+	Duration(fs, &d, "lease", 0, "", 0)
+	Duration(fs, &e, "dead-retention", 0, "", 0, Forever)
+	for name, want := range map[string]string{"limit": "int", "max-attempts": "int|off", "lease": "duration", "dead-retention": "duration|forever"} {
+		if got := fs.Lookup(name).Value.Type(); got != want {
+			t.Errorf("--%s type %q, want %q", name, got, want)
+		}
+		if !strings.Contains(fs.FlagUsages(), "--"+name+" "+want+" ") {
+			t.Errorf("help does not show --%s %s:\n%s", name, want, fs.FlagUsages())
+		}
 	}
 }

@@ -63,4 +63,6 @@ func (v *integer) String() string {
 	return strconv.Itoa(*v.p)
 }
 
-func (v *integer) Type() string { return "int" }
+// Type names the value in the help: "int", or "int|off" for a flag that
+// also takes a word.
+func (v *integer) Type() string { return typeName("int", v.words) }

@@ -3,6 +3,7 @@
 package progress
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -28,29 +29,53 @@ func IsTerminal(w io.Writer) bool {
 }
 
 // New returns a bar of total steps labelled desc, drawn on w when terminal
-// is true and discarded otherwise.
+// is true and discarded otherwise. The bar's own figures are off: the line
+// after the bar is [Status], which labels each figure and shows no rate
+// before there is one to show.
 func New(terminal bool, total int, desc string, w io.Writer) Bar {
 	if !terminal || total <= 0 {
 		return Discard{}
 	}
-	return &bar{pb: progressbar.NewOptions(total,
+	b := &bar{desc: desc, total: total, start: time.Now()}
+	b.pb = progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("msg"),
+		progressbar.OptionSetDescription(desc+" "+Status(0, total, 0)),
+		progressbar.OptionShowDescriptionAtLineEnd(),
+		progressbar.OptionSetElapsedTime(false),
+		progressbar.OptionSetPredictTime(false),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionSetRenderBlankState(true),
-	)}
+	)
+	return b
+}
+
+// Status is the text beside the bar after n of total steps in elapsed:
+// the count, the rate in messages per second, the time elapsed and the
+// time left, each labelled. Before the first message and for the first
+// tenth of a second there is no rate worth showing, and no estimate.
+func Status(n, total int, elapsed time.Duration) string {
+	s := fmt.Sprintf("%d/%d msg, elapsed %s", n, total, elapsed.Round(100*time.Millisecond))
+	if n <= 0 || elapsed < 100*time.Millisecond {
+		return s + ", rate and time left once messages arrive"
+	}
+	rate := float64(n) / elapsed.Seconds()
+	left := time.Duration(float64(total-n) / rate * float64(time.Second))
+	return fmt.Sprintf("%s, %.0f msg/s, about %s left", s, rate, left.Round(100*time.Millisecond))
 }
 
 type bar struct {
-	pb *progressbar.ProgressBar
+	pb    *progressbar.ProgressBar
+	desc  string
+	total int
+	start time.Time
 }
 
-func (b *bar) Set(n int) { _ = b.pb.Set(n) }
+func (b *bar) Set(n int) {
+	b.pb.Describe(b.desc + " " + Status(n, b.total, time.Since(b.start)))
+	_ = b.pb.Set(n)
+}
 
 func (b *bar) Finish() {
 	_ = b.pb.Finish()

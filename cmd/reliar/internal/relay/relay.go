@@ -223,13 +223,20 @@ func (w *workers) run(ctx context.Context, ready *readiness) error {
 		wg.Go(func() { w.inspector.run(ctx) })
 	}
 	ready.run(w.dispatchers)
+	// The drain is announced when ctx ends, from a goroutine of its own:
+	// the workers may be done before it ran, so run waits for it and
+	// "relay draining" always comes before the caller's "relay stopped".
+	announced := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
+		defer close(announced)
 		ready.drain()
 		w.log.Info("relay draining")
 	})
-	defer stop()
 	w.log.Info("relay running", "dispatchers", len(w.dispatchers))
 	wg.Wait()
+	if !stop() {
+		<-announced
+	}
 	return first
 }
 

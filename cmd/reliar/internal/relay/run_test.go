@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -220,8 +221,15 @@ func TestRunLifecycle(t *testing.T) {
 	s := newSchema(t)
 	prefix := randomName("relay_unit_")
 	count := newStream(t, prefix)
-	r := start(t, testConfig(t, s, natsURL, broker.Options{SubjectPrefix: prefix}))
+	cfg := testConfig(t, s, natsURL, broker.Options{SubjectPrefix: prefix})
+	logs := &syncLog{}
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	r := start(t, cfg)
 	eventually(t, "/readyz to report the schema", r.readyz(t, http.StatusServiceUnavailable, "version 0"))
+	// In the words of the CLI: run reliar migrate, not a Go function.
+	if _, body := r.get(t, "/readyz"); !strings.Contains(body, "run 'reliar migrate'") || strings.Contains(body, "pgstore.Migrate") {
+		t.Errorf("/readyz on an unmigrated schema: %q, want it to say run 'reliar migrate'", body)
+	}
 	s.migrate(t)
 	eventually(t, "/readyz to answer 200", r.readyz(t, http.StatusOK, "ready"))
 	s.exec(t, `INSERT INTO `+s.table()+` (id, message_type, payload) SELECT gen_random_uuid(), 'order_placed', '\x7b7d' FROM generate_series(1, 25)`)
@@ -232,6 +240,15 @@ func TestRunLifecycle(t *testing.T) {
 	})
 	if err := r.stop(t); err != nil {
 		t.Fatalf("Run = %v, want nil after cancellation", err)
+	}
+	// The drain is logged before the end.
+	out := strings.Join(logs.lines("INFO"), "\n") + strings.Join(logs.lines("WARN"), "\n")
+	draining, stopped := strings.Index(out, `msg="relay draining"`), strings.Index(out, `msg="relay stopped"`)
+	if draining < 0 || stopped < 0 || draining > stopped {
+		t.Errorf("logs at cancellation: want relay draining, then relay stopped:\n%s", out)
+	}
+	if strings.Contains(out, "pgstore.Migrate") {
+		t.Errorf("the relay's logs tell an operator to call a Go function:\n%s", out)
 	}
 }
 

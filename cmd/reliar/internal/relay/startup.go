@@ -12,9 +12,7 @@ import (
 	"github.com/reliar/reliar/cmd/reliar/internal/exitcode"
 	"github.com/reliar/reliar/cmd/reliar/internal/storeurl"
 	"github.com/reliar/reliar/outbox"
-	"github.com/reliar/reliar/store/mysqlstore"
-	"github.com/reliar/reliar/store/pgstore"
-	"github.com/reliar/reliar/store/sqlitestore"
+	"github.com/reliar/reliar/outbox/outboxdriver"
 )
 
 // setupTimeout bounds each start-up step: connecting, migrating, opening
@@ -101,7 +99,7 @@ func (d *deps) step(ctx context.Context, cfg Config) error {
 	if d.store == nil {
 		s, err := d.backend.Store(ctx)
 		if err != nil {
-			return fmt.Errorf("store: %w", err)
+			return fmt.Errorf("store: %w", storeurl.NotMigrated(d.backend.Describe(), err))
 		}
 		d.store = s
 	}
@@ -136,7 +134,5 @@ func badInput(err error) bool {
 
 // notMigrated reports a schema that is not migrated yet, in any store.
 func notMigrated(err error) bool {
-	return errors.Is(err, &pgstore.ErrNotMigrated{}) ||
-		errors.Is(err, sqlitestore.ErrNotMigrated) ||
-		errors.Is(err, mysqlstore.ErrNotMigrated)
+	return errors.Is(err, outboxdriver.ErrNotMigrated)
 }

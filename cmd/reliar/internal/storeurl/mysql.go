@@ -104,7 +104,7 @@ func (mysqlDriver) open(ctx context.Context, l Location, opts Options, scratch b
 	}
 	if err := b.db.PingContext(ctx); err != nil {
 		_ = b.Close(ctx)
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
+		return nil, &ConnectError{Where: l.String(), Err: err}
 	}
 	return b, nil
 }

@@ -100,11 +100,11 @@ func (postgresDriver) open(ctx context.Context, l Location, opts Options, scratc
 func pgConnect(ctx context.Context, l Location, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
+		return nil, &ConnectError{Where: l.String(), Err: err}
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
+		return nil, &ConnectError{Where: l.String(), Err: err}
 	}
 	u, _ := url.Parse(l.raw)
 	if u == nil || u.Query().Get("default_query_exec_mode") != "" {
@@ -113,7 +113,7 @@ func pgConnect(ctx context.Context, l Location, cfg *pgxpool.Config) (*pgxpool.P
 	pooled, err := pgstore.BehindPooler(ctx, pool)
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
+		return nil, &ConnectError{Where: l.String(), Err: err}
 	}
 	if !pooled {
 		return pool, nil
@@ -121,7 +121,7 @@ func pgConnect(ctx context.Context, l Location, cfg *pgxpool.Config) (*pgxpool.P
 	pool.Close()
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", l, err)
+		return nil, &ConnectError{Where: l.String(), Err: err}
 	}
 	return pool, nil
 }

@@ -67,6 +67,13 @@ func Parse(raw string) (Location, error) {
 	if raw == "" {
 		return Location{}, badURL(raw, "empty (want %s)", schemeList())
 	}
+	if !hasScheme(raw) {
+		// host:port/db, or user:password@host/db: url.Parse would read the
+		// text before the first colon as a scheme, or fail on the colon.
+		// Its password, if any, is masked as it would be behind a scheme.
+		shown := strings.TrimPrefix(redact.URL("postgres://"+raw), "postgres://")
+		return Location{}, &URLError{URL: shown, Reason: fmt.Sprintf("no scheme: a database URL starts with one of %s, such as postgres://user@host:5432/db or sqlite://orders.db", schemeList())}
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Parse quotes the whole URL in its error; keep only the reason.
@@ -99,6 +106,26 @@ func Parse(raw string) (Location, error) {
 		}
 	}
 	return Location{}, badURL(raw, "unknown scheme %q (want %s)", u.Scheme, schemeList())
+}
+
+// hasScheme reports whether raw starts with a scheme: one followed by
+// "://", or one of the drivers' schemes followed by ":".
+func hasScheme(raw string) bool {
+	name, _, ok := strings.Cut(raw, ":")
+	if !ok || name == "" {
+		return false
+	}
+	if strings.Contains(raw, "://") && !strings.ContainsAny(name, "/@") {
+		return true
+	}
+	for _, d := range drivers {
+		for _, s := range d.schemes() {
+			if strings.EqualFold(s, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // schemeList names every supported scheme, for messages.

@@ -11,30 +11,8 @@ import (
 
 	"github.com/reliar/reliar"
 	"github.com/reliar/reliar/outbox"
+	"github.com/reliar/reliar/outbox/internal/countpub"
 )
-
-// countingPublisher counts deliveries per message id.
-type countingPublisher struct {
-	mu     sync.Mutex
-	counts map[reliar.MessageID]int
-}
-
-func (p *countingPublisher) Publish(_ context.Context, env *reliar.SerializedEnvelope) error {
-	p.mu.Lock()
-	p.counts[env.ID]++
-	p.mu.Unlock()
-	return nil
-}
-
-func (p *countingPublisher) snapshot() map[reliar.MessageID]int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make(map[reliar.MessageID]int, len(p.counts))
-	for k, v := range p.counts {
-		out[k] = v
-	}
-	return out
-}
 
 type e2eMessage struct {
 	N int `json:"n"`
@@ -53,7 +31,7 @@ func RunDispatchersExactlyOnce[T any](t *testing.T, tg Target[T], dispatchers, m
 	s := tg.New(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	pub := &countingPublisher{counts: map[reliar.MessageID]int{}}
+	pub := &countpub.Publisher{}
 	settings := outbox.DefaultSettings()
 	settings.WorkerID = "e2e"
 	settings.BatchSize, settings.MaxInFlight = 100, 200
@@ -118,14 +96,14 @@ func RunDispatchersExactlyOnce[T any](t *testing.T, tg Target[T], dispatchers, m
 		return
 	}
 	for {
-		if len(pub.snapshot()) >= len(committed) {
+		if len(pub.Counts()) >= len(committed) {
 			st, err := s.Stats(ctx)
 			if err == nil && st.Pending == 0 {
 				break
 			}
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("timed out: %d of %d committed messages published", len(pub.snapshot()), len(committed))
+			t.Fatalf("timed out: %d of %d committed messages published", len(pub.Counts()), len(committed))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -135,7 +113,7 @@ func RunDispatchersExactlyOnce[T any](t *testing.T, tg Target[T], dispatchers, m
 			t.Errorf("dispatcher %d: Run = %v", i, err)
 		}
 	}
-	counts := pub.snapshot()
+	counts := pub.Counts()
 	for id := range committed {
 		if n := counts[id]; n != 1 {
 			t.Errorf("committed message %s published %d times, want exactly once", id, n)
