@@ -89,6 +89,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	w.tenants = newTenantPoller(cfg, d.store, metrics.Tenants, log)
 	if err := w.run(ctx, ready); err != nil {
 		return exitcode.FailureError(err)
 	}
@@ -96,12 +97,13 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// workers are the dispatchers, the maintainer and the readiness prober of
-// a started relay.
+// workers are the dispatchers, the maintainer, the readiness prober and the
+// per-tenant gauges' poller of a started relay.
 type workers struct {
 	dispatchers []*outbox.Dispatcher
 	maintainer  *outbox.Maintainer
 	prober      *prober
+	tenants     *tenantPoller // nil when the store cannot list tenants
 	log         *slog.Logger
 }
 
@@ -201,6 +203,9 @@ func (w *workers) run(ctx context.Context, ready *readiness) error {
 	}
 	w.prober.ready = ready
 	wg.Go(func() { w.prober.run(ctx) })
+	if w.tenants != nil {
+		wg.Go(func() { w.tenants.run(ctx) })
+	}
 	ready.run(w.dispatchers)
 	stop := context.AfterFunc(ctx, func() {
 		ready.drain()
