@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure every service the tests talk to is running on this machine:
 # PostgreSQL, PgBouncer in transaction mode in front of it, MariaDB, Redis,
-# RabbitMQ and NATS with JetStream. A service that
+# RabbitMQ and NATS with JetStream (and the chromium and promtool commands
+# some tests run). A service that
 # is down is started; one that is missing is installed from Debian's packages
 # first. Any service still unreachable after that fails the run loudly —
 # tests never skip for a missing service.
@@ -142,6 +143,14 @@ chromium_browser() {
   command -v chromium >/dev/null || { log "FATAL: chromium is not installed"; return 1; }
 }
 
+# The alert rules' tests (deploy/) run Prometheus' promtool, from Debian's
+# prometheus package; its server is not started (nothing here needs it).
+promtool_cli() {
+  command -v promtool >/dev/null && return 0
+  install --no-install-recommends prometheus
+  command -v promtool >/dev/null || { log "FATAL: promtool is not installed"; return 1; }
+}
+
 postgres
 pgbouncer_service
 mariadb
@@ -149,4 +158,5 @@ redis
 rabbitmq
 nats
 chromium_browser
-log "all services up: PostgreSQL :5432, PgBouncer :6432, MariaDB :3306, Redis :6379, RabbitMQ :5672, NATS :4222; chromium at $(command -v chromium)"
+promtool_cli
+log "all services up: PostgreSQL :5432, PgBouncer :6432, MariaDB :3306, Redis :6379, RabbitMQ :5672, NATS :4222; chromium at $(command -v chromium); promtool at $(command -v promtool)"

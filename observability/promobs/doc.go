@@ -27,6 +27,14 @@
 //	  expired_pending
 //	oldest_due_age_seconds                     gauge      age of the oldest due row
 //	breaker_open                               gauge      1 while the circuit breaker is open
+//	tenant_due{tenant_id}                      gauge      due rows of the tenants listed, from Tenants
+//	tenant_oldest_due_age_seconds{tenant_id}   gauge      age of each listed tenant's oldest due row
+//
+// The table-wide gauges (pending to oldest_due_age_seconds, and the tenant
+// gauges) describe the table, not the process: several relays over one
+// table report the same values, to be combined with max, not sum. The
+// tenant gauges exist only for the tenants the last [Metrics.Tenants] call
+// listed (the reliar relay lists the ten whose due rows waited longest).
 //
 // The kind label is "transient" or "permanent"; reason is a dead reason
 // ("permanent", "max_attempts", "max_claims", "expired", "undecodable").

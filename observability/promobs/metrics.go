@@ -3,6 +3,7 @@ package promobs
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -51,6 +52,11 @@ type Metrics struct {
 	expiredPending prometheus.Gauge
 	oldestDueAge   prometheus.Gauge
 	breakerOpen    prometheus.Gauge
+
+	tenantMu           sync.Mutex          // one Tenants call at a time
+	tenants            map[string]struct{} // the tenant_id values set, under tenantMu
+	tenantDue          *prometheus.GaugeVec
+	tenantOldestDueAge *prometheus.GaugeVec
 }
 
 var _ outbox.Metrics = (*Metrics)(nil)
@@ -123,13 +129,17 @@ func newMetrics(cfg config) *Metrics {
 		expiredPending: gauge("expired_pending", "Pending rows past their expiry awaiting the expiry sweep."),
 		oldestDueAge:   gauge("oldest_due_age_seconds", "How long the oldest due row has been due; 0 when none."),
 		breakerOpen:    gauge("breaker_open", "1 while the circuit breaker holds claims back, else 0."),
+		tenantDue: prometheus.NewGaugeVec(prometheus.GaugeOpts(opts("tenant_due",
+			"Rows claimable now, by tenant, for the tenants whose due rows have waited longest (Tenants).")), []string{"tenant_id"}),
+		tenantOldestDueAge: prometheus.NewGaugeVec(prometheus.GaugeOpts(opts("tenant_oldest_due_age_seconds",
+			"How long a tenant's oldest due row has been due, for the tenants whose due rows have waited longest (Tenants).")), []string{"tenant_id"}),
 	}
 	m.collectors = []prometheus.Collector{
 		m.claimed, m.published, m.publishFailures, m.retried, m.dead,
 		m.outcomeWriteFailures, m.leaseShortfall, m.abandoned, m.releasedAtDrain,
 		m.redeliveryOutsideDedup, m.callsGivenUp, m.invalidBatchResults, m.publishDuration,
 		m.pending, m.due, m.leased, m.scheduled, m.deadRows, m.expiredPending,
-		m.oldestDueAge, m.breakerOpen,
+		m.oldestDueAge, m.breakerOpen, m.tenantDue, m.tenantOldestDueAge,
 	}
 	return m
 }

@@ -43,12 +43,12 @@ func defaultConfig() config {
 // example the outbox table's name. Two Metrics that differ in a constant
 // label value can share one Registerer. Names must be non-empty UTF-8, not
 // reserved (a "__" prefix) and not one of the variable labels
-// (message_type, kind, reason, le); values must be UTF-8.
+// (message_type, kind, reason, tenant_id, le); values must be UTF-8.
 func WithConstLabels(labels prometheus.Labels) Option {
 	return func(c *config) error {
 		for name, value := range labels {
 			switch {
-			case slices.Contains([]string{"message_type", "kind", "reason", "le"}, name):
+			case slices.Contains([]string{"message_type", "kind", "reason", "tenant_id", "le"}, name):
 				return fmt.Errorf("%w: constant label %q is one of the variable labels", ErrInvalidOption, name)
 			case name == "" || !utf8.ValidString(name) || strings.HasPrefix(name, "__"):
 				return fmt.Errorf("%w: constant label name %q is empty, reserved or not UTF-8", ErrInvalidOption, name)

@@ -1,12 +1,12 @@
 // Command release cuts a lockstep release of every Reliar module, or writes
 // one as a dry run.
 //
-// Every module in go.work except chaos is released at the same version. The
-// release commit is REV (HEAD by default) with every go.mod rewritten: no
-// replace directive, every Reliar requirement at the release version, and a
-// go.sum that holds the hashes of the Reliar modules it needs, computed from
-// the module zips this tool writes (the layout of the Go module proxy
-// protocol). The commit is made on no branch, then tagged vX.Y.Z for the root
+// Every module in go.work except chaos and deploy is released at the same
+// version. The release commit is REV (HEAD by default) with every go.mod
+// rewritten: no replace directive, every Reliar requirement at the release
+// version, and a go.sum that holds the hashes of the Reliar modules it
+// needs, computed from the module zips this tool writes (the layout of the
+// Go module proxy protocol). The commit is made on no branch, then tagged vX.Y.Z for the root
 // module and <dir>/vX.Y.Z for each sub-module; main keeps its replace lines.
 //
 // Usage:

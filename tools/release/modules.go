@@ -16,9 +16,10 @@ import (
 const rootPath = "github.com/reliar/reliar"
 
 // unreleased names the go.work modules that are never tagged: chaos is the
-// fault-injection suite, not an API. Modules outside go.work (bench, tools)
-// are never released either.
-var unreleased = map[string]bool{"chaos": true}
+// fault-injection suite and deploy the tests of the dashboard, alert rules,
+// image and chart, not an API. Modules outside go.work (bench, tools) are
+// never released either.
+var unreleased = map[string]bool{"chaos": true, "deploy": true}
 
 // mod is one Go module of the tree.
 type mod struct {

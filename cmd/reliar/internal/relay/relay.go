@@ -101,6 +101,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	w.inspector = newInspector(cfg, d.store, xg, log)
+	w.tenants = newTenantPoller(cfg, d.store, metrics.Tenants, log)
 	if err := w.run(ctx, ready); err != nil {
 		return exitcode.FailureError(err)
 	}
@@ -108,8 +109,8 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// workers are the dispatchers, the maintainer and the readiness prober of
-// a started relay.
+// workers are the dispatchers, the maintainer, the readiness prober and the
+// per-tenant gauges' poller of a started relay.
 type workers struct {
 	dispatchers []*outbox.Dispatcher
 	maintainer  *outbox.Maintainer
@@ -117,6 +118,7 @@ type workers struct {
 	// inspector looks for rows the claims cannot take; nil for a store
 	// that cannot tell.
 	inspector *inspector
+	tenants   *tenantPoller // nil when the store cannot list tenants
 	log       *slog.Logger
 }
 
@@ -221,6 +223,9 @@ func (w *workers) run(ctx context.Context, ready *readiness) error {
 	wg.Go(func() { w.prober.run(ctx) })
 	if w.inspector != nil {
 		wg.Go(func() { w.inspector.run(ctx) })
+	}
+	if w.tenants != nil {
+		wg.Go(func() { w.tenants.run(ctx) })
 	}
 	ready.run(w.dispatchers)
 	// The drain is announced when ctx ends, from a goroutine of its own:
